@@ -1,0 +1,416 @@
+import { defaults } from '../config/defaults.js'
+import {
+  ErrorCode,
+  JSONRPC_VERSION,
+  JsonRpcError,
+  classifyMessage,
+  errorResponse,
+  salvageId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../jsonrpc/index.js'
+import type { CancelledParams, ProgressParams } from '../schema/features.js'
+import { InFlightRequests } from './cancellation.js'
+import type { RequestContext } from './context.js'
+import { PendingRequests } from './correlation.js'
+import { LocalError } from './errors.js'
+import { createProgressReporter, readProgressToken } from './progress.js'
+import type { RequestOptions } from './request-options.js'
+import { RequestTimer } from './timeouts.js'
+import type { MessageExtra, SendOptions, Transport } from './transport.js'
+
+export type RequestHandler = (params: JsonRpcParams, context: RequestContext) => unknown
+export type NotificationHandler = (params: JsonRpcParams, extra: MessageExtra | undefined) => void | Promise<void>
+
+export interface EndpointOptions {
+  requestTimeoutMs?: number
+  resetTimeoutOnProgress?: boolean
+  maxTotalTimeoutMs?: number
+  maxPendingRequests?: number
+  /** Throws when we may not send this request (the peer did not declare the capability). */
+  assertCanRequest?: (method: string) => void
+  /** Throws when we may not send this notification (we did not declare the capability). */
+  assertCanNotify?: (method: string) => void
+  /** Whether a JSON-RPC batch is acceptable now (2025-03-26 sessions only). */
+  acceptsBatch?: () => boolean
+  /**
+   * Runs before any inbound request's handler; throwing a JsonRpcError refuses the request
+   * (lifecycle rules: nothing but ping before initialize).
+   */
+  beforeRequest?: (request: JsonRpcRequest) => void
+}
+
+type Result = Record<string, unknown>
+/** Where an inbound request's response goes: straight to the transport, or into a batch. */
+type Reply = (response: JsonRpcResponse) => void
+
+/**
+ * One side of a JSON-RPC connection: dispatches inbound requests and notifications to handlers
+ * and correlates outgoing requests with their responses. McpServer and McpClient sit on top; the
+ * concerns it coordinates (ids, timeouts, cancellation, progress) each live in their own module.
+ */
+export class Endpoint {
+  readonly #options: Required<Pick<EndpointOptions, 'requestTimeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs' | 'maxPendingRequests'>> & EndpointOptions
+  readonly #requestHandlers = new Map<string, RequestHandler>()
+  readonly #notificationHandlers = new Map<string, NotificationHandler>()
+  readonly #pending = new PendingRequests()
+  readonly #inFlight = new InFlightRequests()
+  #transport: Transport | undefined
+  #closed = false
+
+  onclose?: () => void
+  onerror?: (error: Error) => void
+
+  constructor(options: EndpointOptions = {}) {
+    this.#options = {
+      requestTimeoutMs: defaults.protocol.requestTimeoutMs,
+      resetTimeoutOnProgress: defaults.protocol.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: defaults.protocol.maxTotalTimeoutMs,
+      maxPendingRequests: defaults.protocol.maxPendingRequests,
+      ...options,
+    }
+    this.setNotificationHandler('notifications/cancelled', (params) => {
+      const { requestId, reason } = params as CancelledParams
+      if (requestId !== undefined) this.#inFlight.cancel(requestId, reason)
+    })
+    this.setNotificationHandler('notifications/progress', (params) => this.#onProgress(params as unknown as ProgressParams))
+    this.setRequestHandler('ping', () => ({}))
+  }
+
+  get transport(): Transport | undefined {
+    return this.#transport
+  }
+
+  /** Attach to a transport and start it. One endpoint, one transport. */
+  async connect(transport: Transport): Promise<void> {
+    if (this.#transport !== undefined) throw new LocalError('invalid_state', 'this endpoint is already connected')
+    this.#transport = transport
+    transport.onmessage = (payload, extra) => this.receive(payload, extra)
+    transport.onerror = (error) => this.#reportError(error)
+    transport.onclose = () => this.#onTransportClosed()
+    await transport.start()
+  }
+
+  async close(): Promise<void> {
+    await this.#transport?.close()
+    // transports call onclose themselves; make sure the state is final either way
+    this.#onTransportClosed()
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.#requestHandlers.set(method, handler)
+  }
+
+  removeRequestHandler(method: string): void {
+    this.#requestHandlers.delete(method)
+  }
+
+  hasRequestHandler(method: string): boolean {
+    return this.#requestHandlers.has(method)
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.#notificationHandlers.set(method, handler)
+  }
+
+  /** Send a request and wait for its result. Rejects with the peer's JsonRpcError or a LocalError. */
+  request(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      const transport = this.#transport
+      if (transport === undefined || this.#closed) {
+        reject(new LocalError('not_connected', `cannot send ${method}: not connected`))
+        return
+      }
+      try {
+        this.#options.assertCanRequest?.(method)
+      } catch (error) {
+        reject(error)
+        return
+      }
+      if (this.#pending.size >= this.#options.maxPendingRequests) {
+        reject(new LocalError('too_many_pending_requests', `cannot send ${method}: ${this.#pending.size} requests are already waiting`))
+        return
+      }
+      const { signal } = options
+      if (signal?.aborted) {
+        reject(new LocalError('request_cancelled', `${method} was cancelled before it was sent`, { cause: signal.reason }))
+        return
+      }
+
+      const id = this.#pending.nextId()
+      let sendParams = params
+      if (options.onprogress !== undefined) {
+        sendParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } }
+      }
+      const message: JsonRpcRequest = { jsonrpc: JSONRPC_VERSION, id, method }
+      if (sendParams !== undefined) message.params = sendParams
+
+      const abandon = (error: Error, reason: string) => {
+        if (this.#pending.take(id) === undefined) return
+        // initialize cannot be cancelled (MCP lifecycle); everything else tells the peer
+        if (method !== 'initialize') void this.#sendCancelled(id, reason, options.relatedRequestId)
+        reject(error)
+      }
+
+      const entry: Parameters<PendingRequests['add']>[1] = {
+        method,
+        resolve: (response) => {
+          if ('error' in response) reject(JsonRpcError.fromObject(response.error))
+          else resolve(response.result)
+        },
+        reject,
+        timer: new RequestTimer(
+          {
+            timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
+            maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? this.#options.maxTotalTimeoutMs,
+            resetOnProgress: options.resetTimeoutOnProgress ?? this.#options.resetTimeoutOnProgress,
+          },
+          (reason) => abandon(new LocalError('request_timeout', `${method} timed out: ${reason}`), `timed out: ${reason}`),
+        ),
+      }
+      if (options.onprogress !== undefined) entry.onprogress = options.onprogress
+      if (signal !== undefined) {
+        const onAbort = () => {
+          const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted')
+          abandon(new LocalError('request_cancelled', `${method} was cancelled: ${reason}`, { cause: signal.reason }), reason)
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        entry.detach = () => signal.removeEventListener('abort', onAbort)
+      }
+      this.#pending.add(id, entry)
+
+      const sendOptions: SendOptions = {}
+      if (options.relatedRequestId !== undefined) sendOptions.relatedRequestId = options.relatedRequestId
+      transport.send(message, sendOptions).catch((error: unknown) => {
+        if (this.#pending.take(id) !== undefined) reject(error)
+      })
+    })
+  }
+
+  /** Send a notification. */
+  async notify(method: string, params?: JsonRpcParams, options: SendOptions = {}): Promise<void> {
+    const transport = this.#transport
+    if (transport === undefined || this.#closed) throw new LocalError('not_connected', `cannot send ${method}: not connected`)
+    this.#options.assertCanNotify?.(method)
+    const message: JsonRpcNotification = { jsonrpc: JSONRPC_VERSION, method }
+    if (params !== undefined) message.params = params
+    await transport.send(message, options)
+  }
+
+  /**
+   * Handle one decoded payload from the transport: a message or a batch. Public so transports
+   * that do their own routing (HTTP) can feed it; anything invalid is answered, never thrown.
+   */
+  receive(payload: unknown, extra?: MessageExtra): void {
+    if (Array.isArray(payload)) {
+      this.#receiveBatch(payload, extra)
+      return
+    }
+    this.#receiveOne(payload, extra, (response) => this.#send(response, response.id ?? undefined))
+  }
+
+  #receiveBatch(items: unknown[], extra: MessageExtra | undefined): void {
+    const refuse = (message: string) => this.#send(errorResponse(null, new JsonRpcError(ErrorCode.InvalidRequest, message)))
+    if (!(this.#options.acceptsBatch?.() ?? false)) {
+      refuse('Invalid Request: JSON-RPC batches are not supported by the negotiated protocol version')
+      return
+    }
+    if (items.length === 0) {
+      refuse('Invalid Request: empty batch')
+      return
+    }
+    if (items.some((item) => typeof item === 'object' && item !== null && (item as { method?: unknown }).method === 'initialize')) {
+      refuse('Invalid Request: initialize must not be part of a batch')
+      return
+    }
+    // collect the responses of the batch's requests and send them together, as JSON-RPC asks
+    const responses: JsonRpcResponse[] = []
+    let outstanding = 0
+    let dispatched = false
+    const flush = () => {
+      if (dispatched && outstanding === 0 && responses.length > 0) void this.#sendPayload(responses, undefined)
+    }
+    for (const item of items) {
+      outstanding++
+      let answered = false
+      const done = () => {
+        if (answered) return
+        answered = true
+        outstanding--
+        flush()
+      }
+      this.#receiveOne(item, extra, (response) => {
+        responses.push(response)
+        done()
+      }, done)
+    }
+    dispatched = true
+    flush()
+  }
+
+  /**
+   * `reply` sends the response of a request; `finished` is called once when the item needs no
+   * (further) response, so a batch knows when it is complete.
+   */
+  #receiveOne(value: unknown, extra: MessageExtra | undefined, reply: Reply, finished: () => void = () => {}): void {
+    let classified
+    try {
+      classified = classifyMessage(value)
+    } catch (error) {
+      const rpcError = JsonRpcError.from(error)
+      const id = salvageId((rpcError.data as { id?: unknown } | undefined)?.id)
+      this.#reportError(new Error(`invalid message received: ${rpcError.message}`))
+      reply(errorResponse(id, new JsonRpcError(rpcError.code, rpcError.message)))
+      return
+    }
+    switch (classified.kind) {
+      case 'request':
+        this.#handleRequest(classified.message, extra, reply, finished)
+        return
+      case 'notification':
+        this.#handleNotification(classified.message, extra)
+        finished()
+        return
+      case 'response':
+        this.#handleResponse(classified.message)
+        finished()
+    }
+  }
+
+  #handleRequest(request: JsonRpcRequest, extra: MessageExtra | undefined, reply: Reply, finished: () => void): void {
+    const { id, method } = request
+    const params = request.params ?? {}
+    const handler = this.#requestHandlers.get(method)
+    if (handler === undefined) {
+      reply(errorResponse(id, new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)))
+      return
+    }
+    if (this.#inFlight.has(id)) {
+      reply(errorResponse(id, new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use`)))
+      return
+    }
+    try {
+      this.#options.beforeRequest?.(request)
+    } catch (error) {
+      reply(errorResponse(id, JsonRpcError.from(error)))
+      return
+    }
+
+    const controller = this.#inFlight.begin(id)
+    const meta = params._meta as Record<string, unknown> | undefined
+    const progressToken = readProgressToken(meta)
+    const related: SendOptions = { relatedRequestId: id }
+    const context: RequestContext = {
+      requestId: id,
+      method,
+      signal: controller.signal,
+      sessionId: this.#transport?.sessionId,
+      authInfo: extra?.authInfo,
+      headers: extra?.headers,
+      meta,
+      progressToken,
+      sendProgress: createProgressReporter(progressToken, (p) => this.notify('notifications/progress', p as unknown as JsonRpcParams, related)),
+      sendNotification: (m, p) => this.notify(m, p, related),
+      sendRequest: (m, p, o) => this.request(m, p, { ...o, relatedRequestId: id, signal: o?.signal ?? controller.signal }),
+    }
+
+    let outcome: Promise<unknown>
+    try {
+      outcome = Promise.resolve(handler(params, context))
+    } catch (error) {
+      outcome = Promise.reject(error)
+    }
+    outcome.then(
+      (result) => {
+        this.#inFlight.end(id, controller)
+        // a cancelled request gets no response (MCP cancellation)
+        if (controller.signal.aborted) return finished()
+        reply({ jsonrpc: JSONRPC_VERSION, id, result: (result ?? {}) as Result })
+      },
+      (error: unknown) => {
+        this.#inFlight.end(id, controller)
+        if (controller.signal.aborted) return finished()
+        reply(errorResponse(id, JsonRpcError.from(error)))
+      },
+    )
+  }
+
+  #handleNotification(notification: JsonRpcNotification, extra: MessageExtra | undefined): void {
+    const handler = this.#notificationHandlers.get(notification.method)
+    if (handler === undefined) return // unknown notifications are ignored
+    try {
+      const result = handler(notification.params ?? {}, extra)
+      if (result instanceof Promise) result.catch((error: unknown) => this.#reportError(asError(error)))
+    } catch (error) {
+      this.#reportError(asError(error))
+    }
+  }
+
+  #handleResponse(response: JsonRpcResponse): void {
+    const id = response.id
+    const entry = id === null ? undefined : this.#pending.take(id)
+    if (entry === undefined) {
+      if ('error' in response && id === null) {
+        this.#reportError(new Error(`the peer reported an error: ${response.error.message}`))
+      } else {
+        this.#reportError(new Error(`received a response for unknown request id ${JSON.stringify(id)}`))
+      }
+      return
+    }
+    entry.resolve(response)
+  }
+
+  #onProgress(params: ProgressParams): void {
+    const token = params.progressToken
+    const entry = typeof token === 'number' ? this.#pending.get(token) : undefined
+    if (entry?.onprogress === undefined) return
+    if (typeof params.progress !== 'number' || (entry.lastProgress !== undefined && params.progress <= entry.lastProgress)) {
+      this.#reportError(new LocalError('invalid_progress', `ignored non-increasing progress ${params.progress} for request ${token}`))
+      return
+    }
+    entry.lastProgress = params.progress
+    entry.timer?.touch()
+    entry.onprogress(params)
+  }
+
+  async #sendCancelled(requestId: RequestId, reason: string, relatedRequestId: RequestId | undefined): Promise<void> {
+    try {
+      await this.notify('notifications/cancelled', { requestId, reason }, relatedRequestId === undefined ? {} : { relatedRequestId })
+    } catch {
+      // the connection may already be gone; nothing more to tell
+    }
+  }
+
+  #send(message: JsonRpcMessage, relatedRequestId?: RequestId): void {
+    void this.#sendPayload(message, relatedRequestId)
+  }
+
+  async #sendPayload(payload: JsonRpcMessage | JsonRpcMessage[], relatedRequestId: RequestId | undefined): Promise<void> {
+    if (this.#transport === undefined || this.#closed) return
+    try {
+      await this.#transport.send(payload, relatedRequestId === undefined ? {} : { relatedRequestId })
+    } catch (error) {
+      this.#reportError(asError(error))
+    }
+  }
+
+  #onTransportClosed(): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#pending.rejectAll(() => new LocalError('connection_closed', 'the connection closed before a response arrived'))
+    this.#inFlight.abortAll('the connection closed')
+    this.onclose?.()
+  }
+
+  #reportError(error: Error): void {
+    this.onerror?.(error)
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
+}

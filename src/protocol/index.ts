@@ -1,0 +1,6 @@
+export { Endpoint, type EndpointOptions, type RequestHandler, type NotificationHandler } from './endpoint.js'
+export { LocalError, type LocalErrorCode } from './errors.js'
+export type { Transport, MessageExtra, SendOptions } from './transport.js'
+export type { RequestContext, AuthInfo } from './context.js'
+export type { RequestOptions } from './request-options.js'
+export { negotiateProtocolVersion, acceptServerProtocolVersion, assertPeerDeclared, ServerLifecycle } from './lifecycle.js'
