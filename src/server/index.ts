@@ -1,0 +1,6 @@
+export { McpServer, type McpServerOptions } from './mcp-server.js'
+export { ServerSession } from './server-session.js'
+export type { ServerContext } from './context.js'
+export type { ToolDefinition, ToolHandler, RegisteredTool } from './tool-registry.js'
+export type { ReadResource, ReadTemplatedResource, TemplateCallbacks, Completer, Removable } from './resource-registry.js'
+export type { GetPrompt } from './prompt-registry.js'

@@ -1,0 +1,158 @@
+import { defaults } from '../config/defaults.js'
+import type { JsonRpcParams } from '../jsonrpc/index.js'
+import type { EndpointOptions } from '../protocol/endpoint.js'
+import type { Transport } from '../protocol/transport.js'
+import type { Implementation, ServerCapabilities } from '../schema/capabilities.js'
+import type { LoggingLevel, Prompt, Resource, ResourceTemplate } from '../schema/features.js'
+import { JsonSchemaValidator } from '../schema/json-schema.js'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
+import { PromptRegistry, type GetPrompt } from './prompt-registry.js'
+import { ResourceRegistry, type Completer, type ReadResource, type Removable, type TemplateCallbacks } from './resource-registry.js'
+import type { ServerCore } from './server-core.js'
+import { ServerSession } from './server-session.js'
+import { ToolRegistry, type RegisteredTool, type ToolDefinition, type ToolHandler } from './tool-registry.js'
+
+export interface McpServerOptions {
+  /** Shown to the client at initialize. */
+  instructions?: string
+  /** Capabilities to declare beyond those implied by what is registered. */
+  capabilities?: ServerCapabilities
+  /** Versions to accept, newest first. */
+  supportedProtocolVersions?: readonly string[]
+  /** Items per page of list results. */
+  pageSize?: number
+  /**
+   * Refuse requests before initialize (the default). Stateless HTTP turns this off: each request
+   * may arrive on a fresh session.
+   */
+  strictLifecycle?: boolean
+  requestTimeoutMs?: number
+  resetTimeoutOnProgress?: boolean
+  maxTotalTimeoutMs?: number
+}
+
+/**
+ * An MCP server: tools, resources, prompts and completions registered once and served to every
+ * connected session (stdio, or each HTTP session). Adding or removing a feature at run time
+ * tells every initialized client with a list_changed notification.
+ *
+ * @example
+ * const server = new McpServer({ name: 'demo', version: '1.0.0' })
+ * server.registerTool({ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+ *   ({ text }) => ({ content: [{ type: 'text', text: String(text) }] }))
+ * await server.connect(new StdioServerTransport())
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/server
+ */
+export class McpServer {
+  readonly #core: ServerCore
+  readonly #sessions = new Set<ServerSession>()
+  readonly #options: McpServerOptions
+  #capabilities: ServerCapabilities | undefined
+
+  onerror?: (error: Error) => void
+
+  constructor(serverInfo: Implementation, options: McpServerOptions = {}) {
+    this.#options = options
+    const validator = new JsonSchemaValidator()
+    const endpointOptions: EndpointOptions = {}
+    if (options.requestTimeoutMs !== undefined) endpointOptions.requestTimeoutMs = options.requestTimeoutMs
+    if (options.resetTimeoutOnProgress !== undefined) endpointOptions.resetTimeoutOnProgress = options.resetTimeoutOnProgress
+    if (options.maxTotalTimeoutMs !== undefined) endpointOptions.maxTotalTimeoutMs = options.maxTotalTimeoutMs
+    this.#core = {
+      serverInfo,
+      instructions: options.instructions,
+      supportedProtocolVersions: options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
+      pageSize: options.pageSize ?? defaults.server.pageSize,
+      maxCompletionValues: defaults.server.maxCompletionValues,
+      endpointOptions,
+      validator,
+      tools: new ToolRegistry(validator, () => this.#listChanged('notifications/tools/list_changed')),
+      resources: new ResourceRegistry(() => this.#listChanged('notifications/resources/list_changed')),
+      prompts: new PromptRegistry(() => this.#listChanged('notifications/prompts/list_changed')),
+      capabilities: () => this.capabilities,
+    }
+  }
+
+  /** What this server declares at initialize: implied by what is registered, plus the options. */
+  get capabilities(): ServerCapabilities {
+    if (this.#capabilities === undefined) {
+      const core = this.#core
+      const caps: ServerCapabilities = { logging: {} }
+      if (core.tools.size > 0) caps.tools = { listChanged: true }
+      if (core.resources.size > 0) caps.resources = { subscribe: true, listChanged: true }
+      if (core.prompts.size > 0) caps.prompts = { listChanged: true }
+      if (core.prompts.size > 0 || core.resources.size > 0) caps.completions = {}
+      this.#capabilities = { ...caps, ...this.#options.capabilities }
+    }
+    return this.#capabilities
+  }
+
+  /** Sessions currently connected. */
+  get sessions(): ReadonlySet<ServerSession> {
+    return this.#sessions
+  }
+
+  registerTool(definition: ToolDefinition, handler: ToolHandler): RegisteredTool {
+    return this.#core.tools.register(definition, handler)
+  }
+
+  registerResource(resource: Resource, read: ReadResource): Removable {
+    return this.#core.resources.register(resource, read)
+  }
+
+  registerResourceTemplate(template: ResourceTemplate, callbacks: TemplateCallbacks): Removable {
+    return this.#core.resources.registerTemplate(template, callbacks)
+  }
+
+  registerPrompt(prompt: Prompt, get: GetPrompt, complete?: Record<string, Completer>): Removable {
+    return this.#core.prompts.register(prompt, get, complete)
+  }
+
+  /** A session for one connection, not yet connected (HTTP transports drive it themselves). */
+  createSession(options: { strictLifecycle?: boolean } = {}): ServerSession {
+    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true })
+    this.#sessions.add(session)
+    const previous = session.onclose
+    session.onclose = () => {
+      this.#sessions.delete(session)
+      previous?.()
+    }
+    session.onerror = (error) => this.onerror?.(error)
+    return session
+  }
+
+  /** Serve one connection (stdio, in-memory, or a transport that owns a whole session). */
+  async connect(transport: Transport): Promise<ServerSession> {
+    const session = this.createSession()
+    await session.connect(transport)
+    return session
+  }
+
+  /** Tell every client subscribed to `uri` that it changed (notifications/resources/updated). */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    await this.#broadcast('notifications/resources/updated', { uri }, (s) => s.isSubscribed(uri))
+  }
+
+  /** Log to every initialized session, each filtered by its own level. */
+  async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    await Promise.all([...this.#sessions].filter((s) => s.initialized).map((s) => s.log(level, data, logger).catch(() => {})))
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions].map((s) => s.close()))
+  }
+
+  #listChanged(method: string): void {
+    this.#capabilities = undefined
+    void this.#broadcast(method, undefined, () => true)
+  }
+
+  async #broadcast(method: string, params: JsonRpcParams | undefined, filter: (session: ServerSession) => boolean): Promise<void> {
+    const sends = []
+    for (const session of this.#sessions) {
+      if (!session.initialized || !filter(session)) continue
+      sends.push(session.notify(method, params).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error)))))
+    }
+    await Promise.all(sends)
+  }
+}

@@ -1,0 +1,21 @@
+import type { EndpointOptions } from '../protocol/endpoint.js'
+import type { Implementation, ServerCapabilities } from '../schema/capabilities.js'
+import type { JsonSchemaValidator } from '../schema/json-schema.js'
+import type { PromptRegistry } from './prompt-registry.js'
+import type { ResourceRegistry } from './resource-registry.js'
+import type { ToolRegistry } from './tool-registry.js'
+
+/** What an McpServer shares with each of its sessions. */
+export interface ServerCore {
+  readonly serverInfo: Implementation
+  readonly instructions: string | undefined
+  readonly supportedProtocolVersions: readonly string[]
+  readonly pageSize: number
+  readonly maxCompletionValues: number
+  readonly endpointOptions: EndpointOptions
+  readonly tools: ToolRegistry
+  readonly resources: ResourceRegistry
+  readonly prompts: PromptRegistry
+  readonly validator: JsonSchemaValidator
+  capabilities(): ServerCapabilities
+}

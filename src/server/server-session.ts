@@ -1,0 +1,227 @@
+import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest } from '../jsonrpc/index.js'
+import { Endpoint } from '../protocol/endpoint.js'
+import { LocalError } from '../protocol/errors.js'
+import { ServerLifecycle, negotiateProtocolVersion } from '../protocol/lifecycle.js'
+import type { RequestOptions } from '../protocol/request-options.js'
+import type { SendOptions, Transport } from '../protocol/transport.js'
+import type { ClientCapabilities, Implementation, InitializeResult } from '../schema/capabilities.js'
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  ListRootsResult,
+  LoggingLevel,
+} from '../schema/features.js'
+import { clientSupports, serverMayNotify } from '../schema/methods.js'
+import { allowsBatch } from '../schema/versions.js'
+import { callTool } from './call-tool.js'
+import { complete } from './complete.js'
+import { createServerContext } from './context.js'
+import { isAtLeast, isLoggingLevel } from './logging.js'
+import type { ServerCore } from './server-core.js'
+import { paginate } from './pagination.js'
+import { optionalObject, requireString } from './params.js'
+
+/**
+ * One connection between an McpServer and a client: the negotiated version, what the client
+ * declared, its log level and subscriptions. Server → client requests (sampling, elicitation,
+ * roots) go through here; the server's tools, resources and prompts are shared by all sessions.
+ */
+export class ServerSession {
+  readonly #core: ServerCore
+  readonly #endpoint: Endpoint
+  readonly #lifecycle: ServerLifecycle
+  readonly #subscriptions = new Set<string>()
+  #protocolVersion: string | undefined
+  #clientCapabilities: ClientCapabilities | undefined
+  #clientInfo: Implementation | undefined
+  #logLevel: LoggingLevel | undefined
+
+  /** Called once the client sent notifications/initialized. */
+  oninitialized?: () => void
+  onclose?: () => void
+  onerror?: (error: Error) => void
+
+  constructor(core: ServerCore, options: { strictLifecycle: boolean }) {
+    this.#core = core
+    this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
+    this.#endpoint = new Endpoint({
+      ...core.endpointOptions,
+      acceptsBatch: () => allowsBatch(this.#protocolVersion),
+      beforeRequest: (request: JsonRpcRequest) => this.#lifecycle.beforeRequest(request),
+      assertCanRequest: (method) => {
+        if (!clientSupports(method, this.#clientCapabilities ?? {})) {
+          throw new LocalError('capability_not_supported', `the client does not support ${method}: it did not declare the capability`)
+        }
+      },
+      assertCanNotify: (method) => {
+        if (!serverMayNotify(method, core.capabilities())) {
+          throw new LocalError('capability_not_supported', `this server did not declare the capability for ${method}`)
+        }
+      },
+    })
+    this.#endpoint.onclose = () => {
+      this.#subscriptions.clear()
+      this.onclose?.()
+    }
+    this.#endpoint.onerror = (error) => this.onerror?.(error)
+    this.#install()
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion
+  }
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.#clientCapabilities
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.#clientInfo
+  }
+  get sessionId(): string | undefined {
+    return this.#endpoint.transport?.sessionId
+  }
+  get initialized(): boolean {
+    return this.#lifecycle.initialized
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.#endpoint.connect(transport)
+  }
+
+  /** Feed a decoded payload directly (HTTP transports that route per request). */
+  receive(payload: unknown, extra?: Parameters<Endpoint['receive']>[1]): void {
+    this.#endpoint.receive(payload, extra)
+  }
+
+  close(): Promise<void> {
+    return this.#endpoint.close()
+  }
+
+  isSubscribed(uri: string): boolean {
+    return this.#subscriptions.has(uri)
+  }
+
+  ping(options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#endpoint.request('ping', undefined, options)
+  }
+
+  async createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    const result = await this.#endpoint.request('sampling/createMessage', params, options)
+    if (typeof result.model !== 'string' || typeof result.role !== 'string' || typeof result.content !== 'object') {
+      throw new LocalError('invalid_response', 'the client answered sampling/createMessage without role, content and model')
+    }
+    return result as CreateMessageResult
+  }
+
+  async elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+    if (params.mode === 'url' && this.#clientCapabilities?.elicitation?.url === undefined) {
+      throw new LocalError('capability_not_supported', 'the client does not support URL-mode elicitation')
+    }
+    const result = await this.#endpoint.request('elicitation/create', params as unknown as JsonRpcParams, options)
+    if (result.action !== 'accept' && result.action !== 'decline' && result.action !== 'cancel') {
+      throw new LocalError('invalid_response', 'the client answered elicitation/create without a valid action')
+    }
+    return result as unknown as ElicitResult
+  }
+
+  async listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    const result = await this.#endpoint.request('roots/list', undefined, options)
+    if (!Array.isArray(result.roots)) throw new LocalError('invalid_response', 'the client answered roots/list without a roots array')
+    return result as unknown as ListRootsResult
+  }
+
+  /** Send a log message when it passes the level the client set (all levels until it sets one). */
+  async log(level: LoggingLevel, data: unknown, logger?: string, options?: SendOptions): Promise<void> {
+    if (this.#logLevel !== undefined && !isAtLeast(level, this.#logLevel)) return
+    const params: JsonRpcParams = logger === undefined ? { level, data } : { level, logger, data }
+    await this.#endpoint.notify('notifications/message', params, options)
+  }
+
+  /** Send a notification to this client (list_changed, resources/updated, custom ones). */
+  notify(method: string, params?: JsonRpcParams, options?: SendOptions): Promise<void> {
+    return this.#endpoint.notify(method, params, options)
+  }
+
+  #install(): void {
+    const core = this.#core
+    const endpoint = this.#endpoint
+    const handle = (method: string, handler: (params: JsonRpcParams, context: ReturnType<typeof createServerContext>) => unknown) =>
+      endpoint.setRequestHandler(method, (params, base) => handler(params, createServerContext(this, base)))
+
+    endpoint.setRequestHandler('initialize', (params) => this.#initialize(params))
+    endpoint.setNotificationHandler('notifications/initialized', () => {
+      this.#lifecycle.markReady()
+      this.oninitialized?.()
+    })
+
+    const caps = core.capabilities()
+    if (caps.tools) {
+      handle('tools/list', (params) => {
+        const { page, nextCursor } = paginate(core.tools.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor }
+      })
+      handle('tools/call', (params, context) => callTool(params, context, core.tools, core.validator, this.#protocolVersion))
+    }
+    if (caps.resources) {
+      handle('resources/list', async (params) => {
+        const { page, nextCursor } = paginate(await core.resources.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor }
+      })
+      handle('resources/templates/list', (params) => {
+        const { page, nextCursor } = paginate(core.resources.listTemplates(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor }
+      })
+      handle('resources/read', (params, context) => core.resources.read(requireString(params, 'uri'), context))
+      if (caps.resources.subscribe) {
+        handle('resources/subscribe', (params) => {
+          const uri = requireString(params, 'uri')
+          if (!core.resources.has(uri)) throw new JsonRpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+          this.#subscriptions.add(uri)
+          return {}
+        })
+        handle('resources/unsubscribe', (params) => {
+          this.#subscriptions.delete(requireString(params, 'uri'))
+          return {}
+        })
+      }
+    }
+    if (caps.prompts) {
+      handle('prompts/list', (params) => {
+        const { page, nextCursor } = paginate(core.prompts.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor }
+      })
+      handle('prompts/get', (params, context) => core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context))
+    }
+    if (caps.completions) {
+      handle('completion/complete', (params) => complete(params, core.prompts, core.resources, core.maxCompletionValues))
+    }
+    if (caps.logging) {
+      handle('logging/setLevel', (params) => {
+        if (!isLoggingLevel(params.level)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: unknown logging level ${JSON.stringify(params.level)}`)
+        this.#logLevel = params.level
+        return {}
+      })
+    }
+  }
+
+  #initialize(params: JsonRpcParams): InitializeResult {
+    const clientInfo = optionalObject(params, 'clientInfo')
+    const capabilities = optionalObject(params, 'capabilities')
+    if (typeof params.protocolVersion !== 'string' || clientInfo === undefined || typeof clientInfo.name !== 'string' || capabilities === undefined) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo')
+    }
+    this.#protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.#core.supportedProtocolVersions)
+    this.#clientCapabilities = capabilities as ClientCapabilities
+    this.#clientInfo = clientInfo as unknown as Implementation
+    this.#lifecycle.markInitializing()
+    this.#endpoint.transport?.setProtocolVersion?.(this.#protocolVersion)
+    const result: InitializeResult = {
+      protocolVersion: this.#protocolVersion,
+      capabilities: this.#core.capabilities(),
+      serverInfo: this.#core.serverInfo,
+    }
+    if (this.#core.instructions !== undefined) result.instructions = this.#core.instructions
+    return result
+  }
+}
