@@ -1,0 +1,44 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util'
+
+/** One CLI verb: its usage text, its options, and what it does. */
+export interface Command {
+  name: string
+  summary: string
+  usage: string
+  options: NonNullable<ParseArgsConfig['options']>
+  allowPositionals?: boolean
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>
+}
+
+/** Thrown for bad command-line input: printed with the usage, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError'
+}
+
+/** Parse a verb's arguments; `--help` prints its usage and exits 0. */
+export async function runCommand(command: Command, argv: string[]): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: command.allowPositionals ?? false,
+      strict: true,
+    })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  if (parsed.values.help === true) {
+    process.stdout.write(`${command.usage.trim()}\n`)
+    return 0
+  }
+  return (await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals)) ?? 0
+}
+
+/** Parse a --port value: an integer from 0 (ephemeral) to 65535. */
+export function parsePort(value: string | boolean | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  const port = Number(value)
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${String(value)}`)
+  return port
+}
