@@ -1,0 +1,5 @@
+export { McpClient } from './mcp-client.js'
+export type { McpClientOptions, ConnectOptions } from './client-options.js'
+export type { McpClientEvents } from './client-events.js'
+export type { SamplingHandler, ElicitationHandler } from './client-handlers.js'
+export type { ListParams, ListToolsResult, ListResourcesResult, ListResourceTemplatesResult, ListPromptsResult } from './list-results.js'

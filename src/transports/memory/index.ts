@@ -1,0 +1,1 @@
+export { InMemoryTransport } from './in-memory-transport.js'
