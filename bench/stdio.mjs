@@ -9,7 +9,9 @@ import { parseArgs } from 'node:util'
 import { McpClient, StdioClientTransport } from '../dist/index.js'
 import { machineLine, writeSection } from './report.mjs'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, 'no-write': { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, pin: { type: 'string', default: 'same' }, 'no-write': { type: 'boolean' } },
+})
 const SECONDS = Number(values.seconds)
 const ROUNDS = Number(values.rounds)
 const WARMUP_CALLS = 500
@@ -24,9 +26,12 @@ const hasTaskset = (() => {
     return false
   }
 })()
-// the client (this process) runs on core 0, the server on core 1
-if (hasTaskset) execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
-const serverCommand = (args) => (hasTaskset ? { command: 'taskset', args: ['-c', '1', process.execPath, ...args] } : { command: process.execPath, args })
+// --pin same: client and server share core 0; --pin split: client on core 0, server on core 1;
+// --pin none: the scheduler decides
+const PIN = hasTaskset ? values.pin : 'none'
+if (PIN !== 'none') execFileSync('taskset', ['-p', '-c', '0', String(process.pid)], { stdio: 'ignore' })
+const serverCore = PIN === 'split' ? '1' : '0'
+const serverCommand = (args) => (PIN !== 'none' ? { command: 'taskset', args: ['-c', serverCore, process.execPath, ...args] } : { command: process.execPath, args })
 
 const pairs = {
   ours: {

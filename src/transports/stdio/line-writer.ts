@@ -1,0 +1,38 @@
+import type { Writable } from 'node:stream'
+import type { JsonRpcPayload } from '../../jsonrpc/index.js'
+import { serializeMessage } from './serialize-message.js'
+import { StdioError } from './stdio-error.js'
+
+/**
+ * Writes messages as lines to a stream and honours its backpressure: when the stream's buffer
+ * is full, every write waits for the same 'drain', so a fast sender cannot queue without bound.
+ * Errors of the stream itself arrive on its 'error' event; the transport that owns it reports them.
+ */
+export class LineWriter {
+  readonly #stream: Writable
+  #drained: Promise<void> | undefined
+
+  constructor(stream: Writable) {
+    this.#stream = stream
+  }
+
+  write(payload: JsonRpcPayload): Promise<void> {
+    const stream = this.#stream
+    if (stream.destroyed || stream.writableEnded) return Promise.reject(new StdioError('not_connected', 'cannot send: the output stream is closed'))
+    if (stream.write(serializeMessage(payload))) return this.#drained ?? Promise.resolve()
+    this.#drained ??= new Promise<void>((resolve, reject) => {
+      const settle = (error?: Error) => {
+        stream.off('drain', onDrain)
+        stream.off('close', onClose)
+        this.#drained = undefined
+        if (error === undefined) resolve()
+        else reject(error)
+      }
+      const onDrain = () => settle()
+      const onClose = () => settle(new StdioError('not_connected', 'the output stream closed before its buffer drained'))
+      stream.on('drain', onDrain)
+      stream.on('close', onClose)
+    })
+    return this.#drained
+  }
+}
