@@ -6,29 +6,34 @@ import type { RequestId } from '../jsonrpc/index.js'
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
  */
 export class InFlightRequests {
-  readonly #controllers = new Map<RequestId, AbortController>()
+  readonly #entries = new Map<RequestId, { controller: AbortController; cancellable: boolean }>()
 
   has(id: RequestId): boolean {
-    return this.#controllers.has(id)
+    return this.#entries.has(id)
   }
 
-  begin(id: RequestId): AbortController {
+  /**
+   * Track a request being handled. `cancellable: false` (initialize) makes `cancel` ignore it;
+   * a closing connection still aborts it.
+   */
+  begin(id: RequestId, options: { cancellable?: boolean } = {}): AbortController {
     const controller = new AbortController()
-    this.#controllers.set(id, controller)
+    this.#entries.set(id, { controller, cancellable: options.cancellable ?? true })
     return controller
   }
 
   end(id: RequestId, controller: AbortController): void {
-    if (this.#controllers.get(id) === controller) this.#controllers.delete(id)
+    if (this.#entries.get(id)?.controller === controller) this.#entries.delete(id)
   }
 
-  /** Abort one handler; unknown or finished ids are ignored, as the spec asks. */
+  /** Abort one handler; unknown, finished or uncancellable ids are ignored, as the spec asks. */
   cancel(id: RequestId, reason: string | undefined): void {
-    this.#controllers.get(id)?.abort(new Error(reason ?? 'cancelled by the peer'))
+    const entry = this.#entries.get(id)
+    if (entry?.cancellable) entry.controller.abort(new Error(reason ?? 'cancelled by the peer'))
   }
 
   abortAll(reason: string): void {
-    for (const controller of this.#controllers.values()) controller.abort(new Error(reason))
-    this.#controllers.clear()
+    for (const { controller } of this.#entries.values()) controller.abort(new Error(reason))
+    this.#entries.clear()
   }
 }

@@ -96,9 +96,13 @@ export class Endpoint {
   }
 
   async close(): Promise<void> {
-    await this.#transport?.close()
-    // transports call onclose themselves; make sure the state is final either way
-    this.#onTransportClosed()
+    try {
+      await this.#transport?.close()
+    } finally {
+      // transports call onclose themselves; make sure the state is final either way, even when
+      // the transport fails to close
+      this.#onTransportClosed()
+    }
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
@@ -185,7 +189,14 @@ export class Endpoint {
 
       const sendOptions: SendOptions = {}
       if (options.relatedRequestId !== undefined) sendOptions.relatedRequestId = options.relatedRequestId
-      transport.send(message, sendOptions).catch((error: unknown) => {
+      let sending: Promise<void>
+      try {
+        sending = transport.send(message, sendOptions)
+      } catch (error) {
+        // a transport that throws instead of rejecting must not leave the entry pending
+        sending = Promise.reject(error)
+      }
+      sending.catch((error: unknown) => {
         if (this.#pending.take(id) !== undefined) reject(error)
       })
     })
@@ -264,6 +275,7 @@ export class Endpoint {
       const rpcError = JsonRpcError.from(error)
       const id = salvageId((rpcError.data as { id?: unknown } | undefined)?.id)
       this.#reportError(new Error(`invalid message received: ${rpcError.message}`))
+      this.#rejectMalformedResponse(value, rpcError)
       reply(errorResponse(id, new JsonRpcError(rpcError.code, rpcError.message)))
       return
     }
@@ -300,7 +312,8 @@ export class Endpoint {
       return
     }
 
-    const controller = this.#inFlight.begin(id)
+    // initialize cannot be cancelled (MCP lifecycle): notifications/cancelled for it is ignored
+    const controller = this.#inFlight.begin(id, { cancellable: method !== 'initialize' })
     const meta = params._meta as Record<string, unknown> | undefined
     const progressToken = readProgressToken(meta)
     const related: SendOptions = { relatedRequestId: id }
@@ -329,6 +342,11 @@ export class Endpoint {
         this.#inFlight.end(id, controller)
         // a cancelled request gets no response (MCP cancellation)
         if (controller.signal.aborted) return finished()
+        if (result !== undefined && result !== null && (typeof result !== 'object' || Array.isArray(result))) {
+          // a non-object result would make the peer refuse the response and wait for its timeout
+          reply(errorResponse(id, new JsonRpcError(ErrorCode.InternalError, `Internal error: the ${method} handler returned a result that is not an object`)))
+          return
+        }
         reply({ jsonrpc: JSONRPC_VERSION, id, result: (result ?? {}) as Result })
       },
       (error: unknown) => {
@@ -362,6 +380,19 @@ export class Endpoint {
       return
     }
     entry.resolve(response)
+  }
+
+  /**
+   * A response we cannot read that answers one of our pending requests settles it at once, so the
+   * caller does not wait for its timeout. Its id is not salvaged into our reply: it is our id.
+   */
+  #rejectMalformedResponse(value: unknown, rpcError: JsonRpcError): void {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return
+    const record = value as Record<string, unknown>
+    if ('method' in record || !('result' in record || 'error' in record)) return
+    const id = salvageId(record.id)
+    const entry = id === null ? undefined : this.#pending.take(id)
+    entry?.reject(new LocalError('invalid_response', `the peer answered ${entry.method} with a malformed response: ${rpcError.message}`, { cause: rpcError }))
   }
 
   #onProgress(params: ProgressParams): void {
