@@ -1,6 +1,7 @@
 import { ErrorCode } from './codes.js'
 import { JsonRpcError } from './error.js'
 import {
+  JSONRPC_VERSION,
   JsonRpcErrorResponseSchema,
   JsonRpcNotificationSchema,
   JsonRpcRequestSchema,
@@ -28,6 +29,9 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     throw new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: a message must be a JSON object')
   }
   const record = value as Record<string, unknown>
+  const fast = classifyWellFormed(record)
+  if (fast !== undefined) return fast
+  // the slow path: the zod schemas say precisely what is wrong
   if ('method' in record) {
     if ('id' in record) {
       const parsed = JsonRpcRequestSchema.safeParse(value)
@@ -49,6 +53,40 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     throw invalid(parsed.error.issues)
   }
   throw new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: not a request, notification or response')
+}
+
+/**
+ * The hot path: a plain structural check that accepts exactly what the zod schemas accept for
+ * well-formed messages, without copying them. Anything it does not recognise (undefined) goes
+ * to the schemas, which either accept it or explain the problem.
+ */
+function classifyWellFormed(record: Record<string, unknown>): ClassifiedMessage | undefined {
+  if (record.jsonrpc !== JSONRPC_VERSION) return undefined
+  const { id, method, params } = record
+  if (params !== undefined && !isPlainObject(params)) return undefined
+  if (typeof method === 'string') {
+    if (id === undefined) return 'id' in record ? undefined : { kind: 'notification', message: record as JsonRpcNotification }
+    return isRequestId(id) ? { kind: 'request', message: record as JsonRpcRequest } : undefined
+  }
+  if ('method' in record) return undefined
+  const hasResult = 'result' in record
+  const hasError = 'error' in record
+  if (hasResult === hasError) return undefined
+  if (hasResult) {
+    return isRequestId(id) && isPlainObject(record.result) ? { kind: 'response', message: record as JsonRpcResultResponse } : undefined
+  }
+  const error = record.error as Record<string, unknown> | null
+  return (isRequestId(id) || id === null) && isPlainObject(error) && Number.isInteger(error.code) && typeof error.message === 'string'
+    ? { kind: 'response', message: record as JsonRpcErrorResponse }
+    : undefined
+}
+
+function isRequestId(id: unknown): id is RequestId {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** The id of a message whose shape is otherwise invalid, when it is a usable id. */

@@ -1,12 +1,45 @@
 import type { RequestId } from '../jsonrpc/index.js'
 
 /**
- * Inbound requests being handled, each with the AbortController its handler's signal comes
- * from. `notifications/cancelled` aborts one; a closing connection aborts all.
+ * One inbound request being handled. Its AbortSignal is made on first use: most handlers never
+ * look at it, and an AbortController per request is a measurable share of a tools/call. A
+ * cancellation that comes before anyone asked for the signal is remembered and shows at once.
+ */
+export class InFlightRequest {
+  readonly cancellable: boolean
+  #controller: AbortController | undefined
+  #reason: Error | undefined
+
+  constructor(cancellable = true) {
+    this.cancellable = cancellable
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController()
+      if (this.#reason !== undefined) this.#controller.abort(this.#reason)
+    }
+    return this.#controller.signal
+  }
+
+  get aborted(): boolean {
+    return this.#reason !== undefined
+  }
+
+  abort(reason: Error): void {
+    if (this.#reason !== undefined) return
+    this.#reason = reason
+    this.#controller?.abort(reason)
+  }
+}
+
+/**
+ * Inbound requests being handled, each with the signal its handler sees.
+ * `notifications/cancelled` aborts one; a closing connection aborts all.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
  */
 export class InFlightRequests {
-  readonly #entries = new Map<RequestId, { controller: AbortController; cancellable: boolean }>()
+  readonly #entries = new Map<RequestId, InFlightRequest>()
 
   has(id: RequestId): boolean {
     return this.#entries.has(id)
@@ -16,24 +49,24 @@ export class InFlightRequests {
    * Track a request being handled. `cancellable: false` (initialize) makes `cancel` ignore it;
    * a closing connection still aborts it.
    */
-  begin(id: RequestId, options: { cancellable?: boolean } = {}): AbortController {
-    const controller = new AbortController()
-    this.#entries.set(id, { controller, cancellable: options.cancellable ?? true })
-    return controller
+  begin(id: RequestId, options: { cancellable?: boolean } = {}): InFlightRequest {
+    const entry = new InFlightRequest(options.cancellable ?? true)
+    this.#entries.set(id, entry)
+    return entry
   }
 
-  end(id: RequestId, controller: AbortController): void {
-    if (this.#entries.get(id)?.controller === controller) this.#entries.delete(id)
+  end(id: RequestId, entry: InFlightRequest): void {
+    if (this.#entries.get(id) === entry) this.#entries.delete(id)
   }
 
   /** Abort one handler; unknown, finished or uncancellable ids are ignored, as the spec asks. */
   cancel(id: RequestId, reason: string | undefined): void {
     const entry = this.#entries.get(id)
-    if (entry?.cancellable) entry.controller.abort(new Error(reason ?? 'cancelled by the peer'))
+    if (entry?.cancellable) entry.abort(new Error(reason ?? 'cancelled by the peer'))
   }
 
   abortAll(reason: string): void {
-    for (const { controller } of this.#entries.values()) controller.abort(new Error(reason))
+    for (const entry of this.#entries.values()) entry.abort(new Error(reason))
     this.#entries.clear()
   }
 }

@@ -15,10 +15,10 @@ import {
 } from '../jsonrpc/index.js'
 import type { CancelledParams, ProgressParams } from '../schema/features.js'
 import { InFlightRequests } from './cancellation.js'
-import type { RequestContext } from './context.js'
 import { PendingRequests } from './correlation.js'
 import { LocalError } from './errors.js'
-import { createProgressReporter, readProgressToken } from './progress.js'
+import type { RequestContext } from './context.js'
+import { InboundRequestContext, type ContextIo } from './inbound-context.js'
 import type { RequestOptions } from './request-options.js'
 import { RequestTimer } from './timeouts.js'
 import type { MessageExtra, SendOptions, Transport } from './transport.js'
@@ -61,6 +61,10 @@ export class Endpoint {
   readonly #inFlight = new InFlightRequests()
   #transport: Transport | undefined
   #closed = false
+  readonly #io: ContextIo = {
+    notify: (method, params, options) => this.notify(method, params, options),
+    request: (method, params, options) => this.request(method, params, options),
+  }
 
   onclose?: () => void
   onerror?: (error: Error) => void
@@ -71,7 +75,7 @@ export class Endpoint {
       resetTimeoutOnProgress: defaults.protocol.resetTimeoutOnProgress,
       maxTotalTimeoutMs: defaults.protocol.maxTotalTimeoutMs,
       maxPendingRequests: defaults.protocol.maxPendingRequests,
-      ...options,
+      ...definedOnly(options),
     }
     this.setNotificationHandler('notifications/cancelled', (params) => {
       const { requestId, reason } = params as CancelledParams
@@ -313,23 +317,8 @@ export class Endpoint {
     }
 
     // initialize cannot be cancelled (MCP lifecycle): notifications/cancelled for it is ignored
-    const controller = this.#inFlight.begin(id, { cancellable: method !== 'initialize' })
-    const meta = params._meta as Record<string, unknown> | undefined
-    const progressToken = readProgressToken(meta)
-    const related: SendOptions = { relatedRequestId: id }
-    const context: RequestContext = {
-      requestId: id,
-      method,
-      signal: controller.signal,
-      sessionId: this.#transport?.sessionId,
-      authInfo: extra?.authInfo,
-      headers: extra?.headers,
-      meta,
-      progressToken,
-      sendProgress: createProgressReporter(progressToken, (p) => this.notify('notifications/progress', p as unknown as JsonRpcParams, related)),
-      sendNotification: (m, p) => this.notify(m, p, related),
-      sendRequest: (m, p, o) => this.request(m, p, { ...o, relatedRequestId: id, signal: o?.signal ?? controller.signal }),
-    }
+    const entry = this.#inFlight.begin(id, { cancellable: method !== 'initialize' })
+    const context = new InboundRequestContext(this.#io, entry, request, extra, this.#transport?.sessionId)
 
     let outcome: Promise<unknown>
     try {
@@ -339,9 +328,9 @@ export class Endpoint {
     }
     outcome.then(
       (result) => {
-        this.#inFlight.end(id, controller)
+        this.#inFlight.end(id, entry)
         // a cancelled request gets no response (MCP cancellation)
-        if (controller.signal.aborted) return finished()
+        if (entry.aborted) return finished()
         if (result !== undefined && result !== null && (typeof result !== 'object' || Array.isArray(result))) {
           // a non-object result would make the peer refuse the response and wait for its timeout
           reply(errorResponse(id, new JsonRpcError(ErrorCode.InternalError, `Internal error: the ${method} handler returned a result that is not an object`)))
@@ -350,8 +339,8 @@ export class Endpoint {
         reply({ jsonrpc: JSONRPC_VERSION, id, result: (result ?? {}) as Result })
       },
       (error: unknown) => {
-        this.#inFlight.end(id, controller)
-        if (controller.signal.aborted) return finished()
+        this.#inFlight.end(id, entry)
+        if (entry.aborted) return finished()
         reply(errorResponse(id, JsonRpcError.from(error)))
       },
     )
@@ -444,4 +433,9 @@ export class Endpoint {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error))
+}
+
+/** Options whose value is undefined fall back to the defaults instead of overriding them. */
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>
 }

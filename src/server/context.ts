@@ -27,18 +27,73 @@ export interface ServerContext extends RequestContext {
   listRoots(options?: RequestOptions): Promise<ListRootsResult>
 }
 
-export function createServerContext(session: ServerSession, base: RequestContext): ServerContext {
-  const related = (options: RequestOptions | undefined): RequestOptions => ({
-    ...options,
-    relatedRequestId: base.requestId,
-    signal: options?.signal ?? base.signal,
-  })
-  return {
-    ...base,
-    session,
-    log: (level, data, logger) => session.log(level, data, logger, { relatedRequestId: base.requestId }),
-    createMessage: (params, options) => session.createMessage(params, related(options)),
-    elicit: (params, options) => session.elicit(params, related(options)),
-    listRoots: (options) => session.listRoots(related(options)),
+/**
+ * The ServerContext of one request: the endpoint's RequestContext plus the session. A class that
+ * delegates rather than a spread copy with fresh closures, since one is built for every request.
+ */
+class ServerRequestContext implements ServerContext {
+  readonly session: ServerSession
+  readonly #base: RequestContext
+
+  constructor(session: ServerSession, base: RequestContext) {
+    this.session = session
+    this.#base = base
   }
+
+  get requestId(): RequestContext['requestId'] {
+    return this.#base.requestId
+  }
+  get method(): string {
+    return this.#base.method
+  }
+  get signal(): AbortSignal {
+    return this.#base.signal
+  }
+  get sessionId(): string | undefined {
+    return this.#base.sessionId
+  }
+  get authInfo(): RequestContext['authInfo'] {
+    return this.#base.authInfo
+  }
+  get headers(): RequestContext['headers'] {
+    return this.#base.headers
+  }
+  get meta(): RequestContext['meta'] {
+    return this.#base.meta
+  }
+  get progressToken(): RequestContext['progressToken'] {
+    return this.#base.progressToken
+  }
+
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.#base.sendProgress(progress, total, message)
+  }
+  sendNotification(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.#base.sendNotification(method, params)
+  }
+  sendRequest(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.#base.sendRequest(method, params, options)
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.session.log(level, data, logger, { relatedRequestId: this.#base.requestId })
+  }
+  createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    return this.session.createMessage(params, this.#related(options))
+  }
+  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+    return this.session.elicit(params, this.#related(options))
+  }
+  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    return this.session.listRoots(this.#related(options))
+  }
+
+  /** Requests made for this request travel with it (same HTTP stream, same cancellation). */
+  #related(options: RequestOptions | undefined): RequestOptions {
+    return { ...options, relatedRequestId: this.#base.requestId, signal: options?.signal ?? this.#base.signal }
+  }
+}
+
+export function createServerContext(session: ServerSession, base: RequestContext): ServerContext {
+  return new ServerRequestContext(session, base)
 }

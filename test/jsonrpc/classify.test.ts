@@ -150,9 +150,11 @@ describe('classifyMessage', () => {
     expect(refusal({ jsonrpc: '2.0', id: 1, error: 'boom' }).code).toBe(ErrorCode.InvalidRequest)
   })
 
-  it('drops members that are not part of the envelope', () => {
-    const classified = classifyMessage({ jsonrpc: '2.0', id: 1, method: 'ping', extra: true })
-    expect(classified.message).toEqual({ jsonrpc: '2.0', id: 1, method: 'ping' })
+  it('hands a well-formed message through as decoded, without copying it', () => {
+    const decoded = { jsonrpc: '2.0', id: 1, method: 'ping', params: { a: 1 }, extra: true }
+    const classified = classifyMessage(decoded)
+    expect(classified).toEqual({ kind: 'request', message: decoded })
+    expect(classified.message).toBe(decoded)
   })
 })
 

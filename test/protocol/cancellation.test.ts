@@ -25,7 +25,7 @@ describe('InFlightRequests', () => {
   it('end forgets only the controller it was given', () => {
     const inFlight = new InFlightRequests()
     const first = inFlight.begin(1)
-    inFlight.end(1, new AbortController())
+    inFlight.end(1, new InFlightRequests().begin(1))
     expect(inFlight.has(1)).toBe(true)
     inFlight.end(1, first)
     expect(inFlight.has(1)).toBe(false)
