@@ -3,8 +3,8 @@ import type { Endpoint } from '../protocol/endpoint.js'
 import type { LoggingMessageParams } from '../schema/features.js'
 
 /**
- * Events of an McpClient (node:events). `notification` carries every server notification the
- * client knows; the others are typed shortcuts for the common ones.
+ * Events of an McpClient (node:events). `notification` carries every server notification
+ * (progress and cancelled excepted: they settle requests); the others are typed shortcuts for the common ones.
  *
  * @example
  * client.on('logging', ({ level, logger, data }) => console.error(level, logger, data))
@@ -41,8 +41,12 @@ const SERVER_NOTIFICATIONS = [
   'notifications/tasks/status',
 ] as const
 
-/** Register a handler per server notification that emits `notification` and its typed event. */
+/**
+ * Register a handler per server notification that emits `notification` and its typed event;
+ * notifications the spec does not define (extensions, custom ones) still reach `notification`.
+ */
 export function routeServerNotifications(endpoint: Endpoint, emit: Emit, onToolsChanged: () => void): void {
+  endpoint.fallbackNotificationHandler = (method, params) => emit('notification', method, params)
   for (const method of SERVER_NOTIFICATIONS) {
     endpoint.setNotificationHandler(method, (params) => {
       emit('notification', method, params)

@@ -68,6 +68,8 @@ export class Endpoint {
 
   onclose?: () => void
   onerror?: (error: Error) => void
+  /** Receives notifications no handler is registered for (otherwise they are ignored). */
+  fallbackNotificationHandler?: (method: string, params: JsonRpcParams, extra: MessageExtra | undefined) => void
 
   constructor(options: EndpointOptions = {}) {
     this.#options = {
@@ -347,8 +349,11 @@ export class Endpoint {
   }
 
   #handleNotification(notification: JsonRpcNotification, extra: MessageExtra | undefined): void {
-    const handler = this.#notificationHandlers.get(notification.method)
-    if (handler === undefined) return // unknown notifications are ignored
+    const registered = this.#notificationHandlers.get(notification.method)
+    const fallback = this.fallbackNotificationHandler
+    // unknown notifications are ignored unless a fallback wants them
+    if (registered === undefined && fallback === undefined) return
+    const handler: NotificationHandler = registered ?? ((params, extra) => fallback!(notification.method, params, extra))
     try {
       const result = handler(notification.params ?? {}, extra)
       if (result instanceof Promise) result.catch((error: unknown) => this.#reportError(asError(error)))

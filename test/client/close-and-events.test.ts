@@ -59,6 +59,14 @@ describe('McpClient events', () => {
     expect(tools).toHaveBeenCalledOnce()
   })
 
+  it('emits notification for a notification the spec does not define, with its params', async () => {
+    const { client, server } = await fakeConnected()
+    const seen: unknown[] = []
+    client.on('notification', (method, params) => seen.push([method, params]))
+    await server.notify('notifications/x-vendor/heartbeat', { beat: 3 })
+    await vi.waitFor(() => expect(seen).toEqual([['notifications/x-vendor/heartbeat', { beat: 3 }]]))
+  })
+
   it('emits error when an error listener exists', async () => {
     const { client, transport } = await fakeConnected()
     const onerror = vi.fn()

@@ -1,10 +1,6 @@
-import { execFile, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { JsonRpcError } from '../../../src/jsonrpc/index.js'
 import { Endpoint } from '../../../src/protocol/endpoint.js'
 import { StdioClientTransport } from '../../../src/transports/stdio/index.js'
@@ -74,33 +70,11 @@ describe('Endpoint over a spawned stdio server', () => {
 })
 
 /**
- * Both halves ours: the fixture runs an Endpoint behind StdioServerTransport on its real stdio.
- * There is no build during `vitest run`, so the fixture is compiled (types not checked: tsc
- * --noEmit does that) into node_modules/.cache first.
+ * Both halves ours: the fixture runs an Endpoint behind StdioServerTransport on its real stdio,
+ * from the built package (npm test builds first).
  */
 describe('Endpoint over StdioClientTransport ↔ Endpoint over StdioServerTransport', () => {
-  // a directory per run: parallel runs (a watcher, another checkout's CI) must not share one.
-  // Inside node_modules so the compiled files resolve `zod` from the project.
-  const cacheDir = fileURLToPath(new URL('../../../node_modules/.cache/', import.meta.url))
-  let outDir = ''
-  let serverScript = ''
-
-  beforeAll(async () => {
-    const root = fileURLToPath(new URL('../../../', import.meta.url))
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-    await mkdir(cacheDir, { recursive: true })
-    outDir = await mkdtemp(join(cacheDir, 'mcp-auth-stdio-e2e-'))
-    serverScript = join(outDir, 'test/fixtures/stdio/endpoint-server.js')
-    await promisify(execFile)(
-      process.execPath,
-      [tsc, 'test/fixtures/stdio/endpoint-server.ts', '--outDir', outDir, '--rootDir', '.', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--noCheck', '--types', 'node'],
-      { cwd: root },
-    )
-  }, 60_000)
-
-  afterAll(async () => {
-    if (outDir !== '') await rm(outDir, { recursive: true, force: true })
-  })
+  const serverScript = fileURLToPath(new URL('../../fixtures/stdio/endpoint-server.mjs', import.meta.url))
 
   async function connectToOurs(): Promise<{ endpoint: Endpoint; transport: StdioClientTransport; stderr: () => string }> {
     const transport = new StdioClientTransport({ command: process.execPath, args: [serverScript], stderr: 'pipe' })
