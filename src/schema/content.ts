@@ -1,3 +1,5 @@
+import type { Resource } from './features.js'
+
 /**
  * Content blocks carried by tool results, prompt messages and sampling.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#tool-result
@@ -52,15 +54,9 @@ export interface EmbeddedResource extends Meta {
   annotations?: Annotations
 }
 
-export interface ResourceLink extends Meta {
+/** A link to a resource the server can read: a Resource with a content type (MCP 2025-06-18). */
+export interface ResourceLink extends Resource {
   type: 'resource_link'
-  uri: string
-  name: string
-  title?: string
-  description?: string
-  mimeType?: string
-  size?: number
-  annotations?: Annotations
 }
 
 export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink
