@@ -49,6 +49,43 @@ export const defaults = {
         ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES']
         : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR'],
   },
+  streamableHttp: {
+    /** Path of the Streamable HTTP endpoint (MCP 2025-03-26 and later). */
+    path: '/mcp',
+    /**
+     * Largest POST body accepted (bytes); larger ones get 413 before they are parsed. 4 MiB
+     * fits large tool arguments without letting one request hold unbounded memory.
+     */
+    maxBodyBytes: 4 * 1024 * 1024,
+    /**
+     * On: answer a POST with application/json when its response is all there is to send, and
+     * switch to SSE as soon as the handler sends progress, notifications or requests first.
+     * Off (the default, as most servers do): every POST that carries requests is answered with SSE.
+     */
+    preferJsonResponse: false,
+    /** An idle session (no request for this long, ms) is ended and its resources released. 30 min. */
+    sessionIdleMs: 30 * 60_000,
+    /** How often (ms) idle sessions are looked for. */
+    sessionSweepMs: 60_000,
+    /** Most sessions one process holds at once; initialize beyond it gets 503. */
+    maxSessions: 10_000,
+    /** Keep-alive comment interval (ms) on idle SSE streams, below common proxy idle timeouts. */
+    keepAliveMs: 15_000,
+    /** SSE `retry:` (ms) sent to clients: how long to wait before reconnecting a dropped stream. */
+    retryMs: 1_000,
+    /** Events kept per stream for resumption with Last-Event-ID (oldest dropped first). */
+    maxEventsPerStream: 1_000,
+  },
+  legacySse: {
+    /** Path of the 2024-11-05 HTTP+SSE stream (GET). */
+    ssePath: '/sse',
+    /** Path the legacy client POSTs messages to (with ?sessionId=…). */
+    messagesPath: '/messages',
+  },
+  statelessJson: {
+    /** Path of the stateless JSON-only endpoint (POST only, application/json only, no sessions). */
+    path: '/rest',
+  },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
     host: '127.0.0.1',

@@ -85,6 +85,17 @@ export class ServerSession {
     return this.#lifecycle.initialized
   }
 
+  /**
+   * Adopt a negotiated state without an initialize on this connection: a stateless HTTP request
+   * (version from its MCP-Protocol-Version header), or a session restored from a shared store.
+   */
+  restore(state: { protocolVersion: string; clientCapabilities?: ClientCapabilities | undefined; clientInfo?: Implementation | undefined }): void {
+    this.#protocolVersion = state.protocolVersion
+    this.#clientCapabilities = state.clientCapabilities ?? {}
+    this.#clientInfo = state.clientInfo
+    this.#lifecycle.markReady()
+  }
+
   async connect(transport: Transport): Promise<void> {
     await this.#endpoint.connect(transport)
   }

@@ -41,13 +41,13 @@ describe('mcp-auth CLI', () => {
     expect(stdout).toMatch(/Usage: mcp-auth demo-server/)
   })
 
-  it('refuses an unknown option and a missing transport with exit code 2 and the usage', async () => {
+  it('refuses an unknown option or a bad port with exit code 2 and the usage', async () => {
     const unknown = await run(['demo-server', '--bogus'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/Unknown option '--bogus'/)
-    const missing = await run(['demo-server'])
-    expect(missing.code).toBe(2)
-    expect(missing.stderr).toMatch(/choose a transport/)
+    const badPort = await run(['demo-server', '--port', '70000'])
+    expect(badPort.code).toBe(2)
+    expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/)
   })
 
   it('demo-server --stdio answers on stdout with JSON-RPC lines only, and exits when stdin closes', async () => {

@@ -1,0 +1,4 @@
+export { StreamableHttpHandler, type StreamableHttpOptions } from './streamable-http-handler.js'
+export { streamableHttpKoa } from './koa-middleware.js'
+export { InMemoryEventStore, type EventStore, type StoredEvents } from './event-store.js'
+export { InMemorySessionStore, type SessionStore, type SessionState } from './session-store.js'

@@ -1,0 +1,148 @@
+import type { ServerResponse } from 'node:http'
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import { SseWriter } from '../../http/sse-writer.js'
+import type { EventStore } from './event-store.js'
+
+export interface OutboundStreamOptions {
+  streamId: string
+  /** Undefined in stateless mode: no session, nothing stored, no resumption. */
+  sessionId: string | undefined
+  eventStore: EventStore | undefined
+  keepAliveMs: number
+  retryMs: number
+  /** Send a priming event (id + empty data) first: 2025-11-25 clients resume from it (SEP-1699). */
+  prime: boolean
+  /** Headers for the response that opens the stream (Mcp-Session-Id on initialize). */
+  headers: Record<string, string>
+  /** The standalone GET stream: SSE from the start, owes no responses, never finishes by itself. */
+  standalone?: boolean
+}
+
+const isResponse = (message: JsonRpcMessage): message is Extract<JsonRpcMessage, { id: unknown }> & ({ result: unknown } | { error: unknown }) =>
+  'result' in message || 'error' in message
+
+/**
+ * One logical stream of a Streamable HTTP session: the answer to one POST (which owes the
+ * responses of the requests in it), or the standalone GET stream. A POST's answer is JSON when
+ * its responses are all there is to send and JSON is preferred; anything else first (progress,
+ * a request to the client) turns it into SSE. Stored events let a client resume it after a drop,
+ * on a new response (`attach`).
+ */
+export class OutboundStream {
+  readonly streamId: string
+  readonly #options: OutboundStreamOptions
+  readonly #owed: Set<RequestId>
+  readonly #batch: boolean
+  readonly #preferJson: boolean
+  readonly #collected: JsonRpcMessage[] = []
+  #res: ServerResponse | undefined
+  #writer: SseWriter | undefined
+  #mode: 'pending' | 'json' | 'sse'
+  #tail: Promise<void> = Promise.resolve()
+  #finished = false
+  /** Called once when a POST's stream has delivered every response it owed. */
+  onfinished?: () => void
+
+  constructor(res: ServerResponse, owed: readonly RequestId[], options: OutboundStreamOptions & { batch: boolean; preferJson: boolean }) {
+    this.streamId = options.streamId
+    this.#options = options
+    this.#owed = new Set(owed)
+    this.#batch = options.batch
+    this.#preferJson = options.preferJson
+    this.#res = res
+    this.#mode = 'pending'
+    if (options.standalone === true) this.#startSse()
+  }
+
+  get finished(): boolean {
+    return this.#finished
+  }
+
+  /** Whether a client is currently connected to this stream. */
+  get connected(): boolean {
+    return this.#writer !== undefined && !this.#writer.closed
+  }
+
+  /** Queue a message; writes keep their order even when the event store is asynchronous. */
+  write(message: JsonRpcMessage): Promise<void> {
+    this.#tail = this.#tail.then(() => this.#write(message))
+    return this.#tail
+  }
+
+  /** A client resumed this stream (GET with Last-Event-ID): replay what it missed, then go on here. */
+  attach(res: ServerResponse, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
+    this.#writer?.end()
+    this.#res = res
+    this.#writer = undefined
+    this.#startSse(false)
+    for (const { id, message } of missed) this.#writer!.event(JSON.stringify(message), id)
+  }
+
+  /** End the stream (session closing). */
+  close(): void {
+    if (this.#mode === 'pending' || this.#mode === 'json') {
+      const res = this.#res
+      if (res !== undefined && !res.headersSent) {
+        res.writeHead(204).end()
+      }
+    }
+    this.#writer?.end()
+    this.#finished = true
+  }
+
+  get #isStandalone(): boolean {
+    return this.#options.standalone === true
+  }
+
+  async #write(message: JsonRpcMessage): Promise<void> {
+    if (this.#finished) return
+    if (isResponse(message)) this.#owed.delete(message.id as RequestId)
+    if (this.#mode === 'pending') {
+      if (this.#preferJson && isResponse(message)) this.#mode = 'json'
+      else this.#startSse()
+    }
+    if (this.#mode === 'json') {
+      if (isResponse(message)) {
+        this.#collected.push(message)
+        if (this.#owed.size === 0) this.#sendJson()
+        return
+      }
+      // something other than a response before the last one: switch to SSE, keep the order
+      this.#startSse()
+      for (const earlier of this.#collected.splice(0)) await this.#event(earlier)
+    }
+    await this.#event(message)
+    if (this.#owed.size === 0 && !this.#isStandalone) this.#finish()
+  }
+
+  async #event(message: JsonRpcMessage): Promise<void> {
+    const { eventStore, sessionId } = this.#options
+    const id = eventStore !== undefined && sessionId !== undefined ? await eventStore.append(sessionId, this.streamId, message) : undefined
+    // a client that went away can resume from the store; nothing to write now
+    if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+  }
+
+  #startSse(prime = this.#options.prime): void {
+    this.#mode = 'sse'
+    const res = this.#res
+    if (res === undefined || res.writableEnded || res.destroyed) return
+    this.#writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, headers: this.#options.headers })
+    if (this.#options.sessionId !== undefined) this.#writer.retry(this.#options.retryMs, prime ? `${this.streamId}_0` : undefined)
+  }
+
+  #sendJson(): void {
+    const res = this.#res
+    this.#finish()
+    if (res === undefined || res.headersSent || res.destroyed) return
+    const body = JSON.stringify(this.#batch ? this.#collected : this.#collected[0])
+    res.writeHead(200, { ...this.#options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+    res.end(body)
+  }
+
+  #finish(): void {
+    if (this.#finished) return
+    this.#finished = true
+    this.#writer?.end()
+    this.onfinished?.()
+  }
+}

@@ -1,0 +1,37 @@
+import type { ClientCapabilities, Implementation } from '../../../schema/capabilities.js'
+
+/** What survives of a session outside the process that holds its live connection. */
+export interface SessionState {
+  id: string
+  protocolVersion: string
+  clientCapabilities: ClientCapabilities
+  clientInfo?: Implementation | undefined
+  createdAt: number
+}
+
+/**
+ * Where session state is kept. The in-memory store is the default; a shared store (Redis, a
+ * later issue) lets another process pick a session up: it finds the state here and rebuilds the
+ * live session from it instead of answering 404.
+ */
+export interface SessionStore {
+  get(id: string): Promise<SessionState | undefined> | SessionState | undefined
+  set(state: SessionState): Promise<void> | void
+  delete(id: string): Promise<void> | void
+}
+
+export class InMemorySessionStore implements SessionStore {
+  readonly #states = new Map<string, SessionState>()
+
+  get(id: string): SessionState | undefined {
+    return this.#states.get(id)
+  }
+
+  set(state: SessionState): void {
+    this.#states.set(state.id, state)
+  }
+
+  delete(id: string): void {
+    this.#states.delete(id)
+  }
+}

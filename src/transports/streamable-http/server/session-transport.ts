@@ -1,0 +1,130 @@
+import type { ServerResponse } from 'node:http'
+import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
+import type { MessageExtra, SendOptions, Transport } from '../../../protocol/transport.js'
+import { SseWriter } from '../../http/sse-writer.js'
+import type { EventStore } from './event-store.js'
+import { OutboundStream } from './outbound-stream.js'
+
+export interface SessionTransportOptions {
+  sessionId: string | undefined
+  eventStore: EventStore | undefined
+  keepAliveMs: number
+  retryMs: number
+  preferJsonResponse: boolean
+  /** Prime SSE streams with a resumable empty event (2025-11-25 sessions). */
+  prime: () => boolean
+}
+
+/** The id of the standalone GET stream within a session. */
+export const STANDALONE_STREAM_ID = 'g'
+
+/**
+ * The Transport one server session sees over Streamable HTTP. Inbound messages come from the
+ * handler (one POST at a time); each outbound message goes on exactly one stream: the POST
+ * that carried the request it belongs to, else the standalone GET stream, else nowhere.
+ */
+export class SessionTransport implements Transport {
+  readonly sessionId: string | undefined
+  readonly #options: SessionTransportOptions
+  readonly #streams = new Map<string, OutboundStream>()
+  readonly #byRequest = new Map<RequestId, OutboundStream>()
+  #nextStream = 1
+  #closed = false
+
+  onmessage?: (payload: unknown, extra?: MessageExtra) => void
+  onerror?: (error: Error) => void
+  onclose?: () => void
+
+  constructor(options: SessionTransportOptions) {
+    this.sessionId = options.sessionId
+    this.#options = options
+  }
+
+  async start(): Promise<void> {}
+
+  async send(payload: JsonRpcPayload, options?: SendOptions): Promise<void> {
+    if (Array.isArray(payload)) {
+      await Promise.all(payload.map((message) => this.#route(message, options?.relatedRequestId)))
+    } else {
+      await this.#route(payload, options?.relatedRequestId)
+    }
+  }
+
+  /** A POST carrying requests: its response becomes the stream that owes their responses. */
+  openExchange(res: ServerResponse, requestIds: readonly RequestId[], batch: boolean, headers: Record<string, string>): OutboundStream {
+    const streamId = String(this.#nextStream++)
+    const stream = new OutboundStream(res, requestIds, {
+      ...this.#streamOptions(streamId, headers),
+      batch,
+      preferJson: this.#options.preferJsonResponse,
+    })
+    this.#streams.set(streamId, stream)
+    for (const id of requestIds) this.#byRequest.set(id, stream)
+    stream.onfinished = () => {
+      this.#streams.delete(streamId)
+      for (const id of requestIds) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id)
+    }
+    return stream
+  }
+
+  /** Whether the standalone GET stream is open. */
+  get hasStandaloneStream(): boolean {
+    return this.#streams.get(STANDALONE_STREAM_ID)?.connected ?? false
+  }
+
+  /** GET without Last-Event-ID: the stream for messages not tied to a request. */
+  openStandalone(res: ServerResponse): void {
+    const existing = this.#streams.get(STANDALONE_STREAM_ID)
+    if (existing !== undefined) {
+      existing.attach(res, [])
+      return
+    }
+    const stream = new OutboundStream(res, [], { ...this.#streamOptions(STANDALONE_STREAM_ID, {}), batch: false, preferJson: false, standalone: true })
+    this.#streams.set(STANDALONE_STREAM_ID, stream)
+  }
+
+  /** GET with Last-Event-ID: replay what `streamId` missed, then carry it on `res` if it is still open. */
+  resume(res: ServerResponse, streamId: string, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
+    const live = this.#streams.get(streamId)
+    if (live !== undefined && !live.finished) {
+      live.attach(res, missed)
+      return
+    }
+    // the stream already delivered everything it owed: replay and end
+    const writer = new SseWriter(res, { keepAliveMs: 0 })
+    for (const { id, message } of missed) writer.event(JSON.stringify(message), id)
+    writer.end()
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    for (const stream of this.#streams.values()) stream.close()
+    this.#streams.clear()
+    this.#byRequest.clear()
+    this.onclose?.()
+  }
+
+  #route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+    const isResponse = 'result' in message || 'error' in message
+    const key = isResponse ? (message as { id: RequestId | null }).id : relatedRequestId
+    const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key)
+    if (stream !== undefined && !stream.finished) return stream.write(message)
+    // not tied to a live request: the standalone stream, when the client opened one
+    const standalone = this.#streams.get(STANDALONE_STREAM_ID)
+    if (standalone !== undefined && !isResponse) return standalone.write(message)
+    return Promise.resolve()
+  }
+
+  #streamOptions(streamId: string, headers: Record<string, string>) {
+    return {
+      streamId,
+      sessionId: this.#options.sessionId,
+      eventStore: this.#options.eventStore,
+      keepAliveMs: this.#options.keepAliveMs,
+      retryMs: this.#options.retryMs,
+      prime: this.#options.prime(),
+      headers,
+    }
+  }
+}

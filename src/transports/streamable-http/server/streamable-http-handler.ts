@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { defaults } from '../../../config/defaults.js'
+import { JsonRpcError, classifyMessage, type RequestId } from '../../../jsonrpc/index.js'
+import type { AuthInfo } from '../../../protocol/context.js'
+import type { MessageExtra } from '../../../protocol/transport.js'
+import type { McpServer } from '../../../server/mcp-server.js'
+import type { ServerSession } from '../../../server/server-session.js'
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, allowsBatch } from '../../../schema/versions.js'
+import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
+import { HttpError } from '../../http/http-error.js'
+import { OriginPolicy } from '../../http/origin-policy.js'
+import { readJsonBody } from '../../http/read-json-body.js'
+import { sendHttpError } from '../../http/send-http-error.js'
+import { InMemoryEventStore, type EventStore } from './event-store.js'
+import { InMemorySessionStore, type SessionStore } from './session-store.js'
+import { SessionTransport } from './session-transport.js'
+
+export interface StreamableHttpOptions {
+  /** No sessions, no GET stream: every POST stands alone (the server is still built once). */
+  stateless?: boolean
+  /** Answer with application/json when possible (default), or always with SSE. */
+  preferJsonResponse?: boolean
+  maxBodyBytes?: number
+  sessionIdleMs?: number
+  maxSessions?: number
+  keepAliveMs?: number
+  retryMs?: number
+  /** Hosts accepted in the Host header (and, by default, in Origin). Required. */
+  allowedHosts: readonly string[]
+  /** Origins accepted; default: those whose host is an allowed host. */
+  allowedOrigins?: readonly string[] | undefined
+  sessionStore?: SessionStore
+  eventStore?: EventStore
+}
+
+interface LiveSession {
+  session: ServerSession
+  transport: SessionTransport
+  lastSeen: number
+}
+
+/** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
+type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
+
+const ALLOW = 'GET, POST, DELETE'
+
+/**
+ * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
+ * one request on the MCP endpoint. Mount it in Koa with `streamableHttpKoa`, or call it from a
+ * plain `node:http` server.
+ *
+ * @example
+ * const mcp = new StreamableHttpHandler(createDemoServer(), { allowedHosts: ['localhost', '127.0.0.1'] })
+ * http.createServer((req, res) => mcp.handle(req, res)).listen(3000, '127.0.0.1')
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+ */
+export class StreamableHttpHandler {
+  readonly #server: McpServer
+  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins'>> & Pick<StreamableHttpOptions, 'allowedOrigins'>
+  readonly #policy: OriginPolicy
+  readonly #sessions = new Map<string, LiveSession>()
+  readonly #sweep: NodeJS.Timeout | undefined
+
+  constructor(server: McpServer, options: StreamableHttpOptions) {
+    const d = defaults.streamableHttp
+    this.#server = server
+    this.#options = {
+      stateless: false,
+      preferJsonResponse: d.preferJsonResponse,
+      maxBodyBytes: d.maxBodyBytes,
+      sessionIdleMs: d.sessionIdleMs,
+      maxSessions: d.maxSessions,
+      keepAliveMs: d.keepAliveMs,
+      retryMs: d.retryMs,
+      sessionStore: new InMemorySessionStore(),
+      eventStore: new InMemoryEventStore(),
+      ...options,
+    }
+    this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
+    if (!this.#options.stateless) {
+      this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
+      this.#sweep.unref()
+    }
+  }
+
+  /** Live sessions in this process. */
+  get sessionCount(): number {
+    return this.#sessions.size
+  }
+
+  /** Serve one HTTP request. Never throws: every failure is answered in the protocol's format. */
+  async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    try {
+      this.#policy.check(header(req.headers, 'host'), header(req.headers, 'origin'))
+      switch (req.method) {
+        case 'POST':
+          return await this.#post(req as AuthenticatedRequest, res, parsedBody)
+        case 'GET':
+          return await this.#get(req, res)
+        case 'DELETE':
+          return await this.#delete(req, res)
+        default:
+          throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: this.#options.stateless ? 'POST' : ALLOW } })
+      }
+    } catch (error) {
+      sendHttpError(res, error)
+    }
+  }
+
+  /** End every session and stop the idle sweep. */
+  async close(): Promise<void> {
+    if (this.#sweep !== undefined) clearInterval(this.#sweep)
+    await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
+  }
+
+  async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    requireAccept(req.headers, ['application/json', 'text/event-stream'])
+    requireJsonContentType(req.headers)
+    const versionHeader = readProtocolVersionHeader(req.headers)
+    const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
+
+    const batch = Array.isArray(body)
+    const messages: unknown[] = batch ? body : [body]
+    if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
+    const requestIds: RequestId[] = []
+    let initialize = false
+    for (const message of messages) {
+      let classified
+      try {
+        classified = classifyMessage(message)
+      } catch (error) {
+        const rpc = JsonRpcError.from(error)
+        throw new HttpError(400, rpc.message, { rpcCode: rpc.code })
+      }
+      if (classified.kind === 'request') {
+        requestIds.push(classified.message.id)
+        if (classified.message.method === 'initialize') initialize = true
+      }
+    }
+    if (initialize && batch) throw new HttpError(400, 'Invalid Request: initialize must not be part of a batch', { rpcCode: -32600 })
+
+    const extra: MessageExtra = { headers: req.headers }
+    if (req.auth !== undefined) extra.authInfo = req.auth
+
+    if (this.#options.stateless) return this.#postStateless(res, body, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
+
+    const sessionId = header(req.headers, 'mcp-session-id')
+    let live: LiveSession
+    let headers: Record<string, string> = {}
+    if (initialize && sessionId === undefined) {
+      live = await this.#createSession()
+      headers = { 'Mcp-Session-Id': live.transport.sessionId! }
+    } else {
+      live = await this.#find(sessionId)
+    }
+    live.lastSeen = Date.now()
+    if (batch && !allowsBatch(live.session.protocolVersion)) {
+      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${live.session.protocolVersion}`, { rpcCode: -32600 })
+    }
+    if (requestIds.length === 0) {
+      res.writeHead(202).end()
+      live.session.receive(body, extra)
+      return
+    }
+    const stream = live.transport.openExchange(res, requestIds, batch, headers)
+    if (initialize) {
+      const previous = stream.onfinished
+      stream.onfinished = () => {
+        previous?.()
+        void this.#saveState(live)
+      }
+    }
+    live.session.receive(body, extra)
+  }
+
+  async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
+    if (batch && !allowsBatch(protocolVersion)) {
+      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
+    }
+    const session = this.#server.createSession({ strictLifecycle: false })
+    session.restore({ protocolVersion })
+    const transport = new SessionTransport({ ...this.#transportOptions(undefined), prime: () => false })
+    await session.connect(transport)
+    if (requestIds.length === 0) {
+      res.writeHead(202).end()
+      session.receive(body, extra)
+      void session.close()
+      return
+    }
+    const stream = transport.openExchange(res, requestIds, batch, {})
+    stream.onfinished = () => void session.close()
+    // a client that hangs up ends the work done for it
+    res.once('close', () => void session.close())
+    session.receive(body, extra)
+  }
+
+  async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
+    requireAccept(req.headers, ['text/event-stream'])
+    readProtocolVersionHeader(req.headers)
+    const live = await this.#find(header(req.headers, 'mcp-session-id'))
+    live.lastSeen = Date.now()
+    const lastEventId = header(req.headers, 'last-event-id')
+    if (lastEventId !== undefined) {
+      const stored = await this.#options.eventStore.after(live.transport.sessionId!, lastEventId)
+      if (stored === undefined) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
+      live.transport.resume(res, stored.streamId, stored.events)
+      return
+    }
+    if (live.transport.hasStandaloneStream) throw new HttpError(409, 'Conflict: this session already has an open GET stream')
+    live.transport.openStandalone(res)
+  }
+
+  async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
+    readProtocolVersionHeader(req.headers)
+    const live = await this.#find(header(req.headers, 'mcp-session-id'))
+    await live.session.close()
+    res.writeHead(200).end()
+  }
+
+  /** 400 without a session id, 404 for one that is unknown or ended. */
+  async #find(sessionId: string | undefined): Promise<LiveSession> {
+    if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
+    const live = this.#sessions.get(sessionId) ?? (await this.#restore(sessionId))
+    if (live === undefined) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
+    return live
+  }
+
+  async #createSession(): Promise<LiveSession> {
+    if (this.#sessions.size >= this.#options.maxSessions) throw new HttpError(503, 'Service Unavailable: too many sessions')
+    return this.#adopt(randomUUID())
+  }
+
+  /** A session another process (or an earlier run) created, found in a shared store. */
+  async #restore(sessionId: string): Promise<LiveSession | undefined> {
+    const state = await this.#options.sessionStore.get(sessionId)
+    if (state === undefined) return undefined
+    const live = await this.#adopt(sessionId)
+    live.session.restore(state)
+    return live
+  }
+
+  async #adopt(sessionId: string): Promise<LiveSession> {
+    const transport = new SessionTransport({ ...this.#transportOptions(sessionId), prime: () => (session.protocolVersion ?? '') >= '2025-11-25' })
+    const session = this.#server.createSession()
+    const live: LiveSession = { session, transport, lastSeen: Date.now() }
+    ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
+    this.#sessions.set(sessionId, live)
+    const previous = session.onclose
+    session.onclose = () => {
+      previous?.()
+      this.#sessions.delete(sessionId)
+      void this.#options.sessionStore.delete(sessionId)
+      void this.#options.eventStore.dropSession(sessionId)
+    }
+    await session.connect(transport)
+    return live
+  }
+
+  async #saveState(live: LiveSession): Promise<void> {
+    const { session, transport } = live
+    if (session.protocolVersion === undefined || transport.sessionId === undefined) return
+    await this.#options.sessionStore.set({
+      id: transport.sessionId,
+      protocolVersion: session.protocolVersion,
+      clientCapabilities: session.clientCapabilities ?? {},
+      clientInfo: session.clientInfo,
+      createdAt: Date.now(),
+    })
+  }
+
+  #transportOptions(sessionId: string | undefined) {
+    return {
+      sessionId,
+      eventStore: sessionId === undefined ? undefined : this.#options.eventStore,
+      keepAliveMs: this.#options.keepAliveMs,
+      retryMs: this.#options.retryMs,
+      preferJsonResponse: this.#options.preferJsonResponse,
+    }
+  }
+
+  #expireIdle(): void {
+    const cutoff = Date.now() - this.#options.sessionIdleMs
+    for (const live of this.#sessions.values()) {
+      if (live.lastSeen < cutoff && !live.transport.hasStandaloneStream) void live.session.close()
+    }
+  }
+}
