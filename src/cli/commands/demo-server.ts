@@ -15,8 +15,9 @@ Usage: mcp-auth demo-server --stdio
 Runs the demo MCP server (every MCP feature: tools with progress, cancellation, sampling,
 elicitation and structured output; resources; prompts; completion; logging).
 
-Over HTTP it serves Streamable HTTP at /mcp, and prints "listening on <url>" once it accepts
-connections.
+Over HTTP it serves every transport on one origin: Streamable HTTP at /mcp, the legacy
+2024-11-05 HTTP+SSE pair at /sse (+ /messages), and stateless JSON at /rest. It prints
+"listening on <url>" once it accepts connections.
 
 Options:
   --stdio                speak MCP on stdin/stdout (logs go to stderr)

@@ -1,0 +1,1 @@
+export { LegacySseHandler, type LegacySseOptions } from './legacy-sse-handler.js'

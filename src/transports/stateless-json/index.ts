@@ -1,0 +1,1 @@
+export { StatelessJsonHandler, type StatelessJsonOptions } from './stateless-json-handler.js'

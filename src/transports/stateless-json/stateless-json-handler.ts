@@ -1,0 +1,87 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { defaults } from '../../config/defaults.js'
+import { JsonRpcError, classifyMessage, type RequestId } from '../../jsonrpc/index.js'
+import type { AuthInfo } from '../../protocol/context.js'
+import type { MessageExtra } from '../../protocol/transport.js'
+import type { McpServer } from '../../server/mcp-server.js'
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, allowsBatch } from '../../schema/versions.js'
+import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
+import { HttpError } from '../http/http-error.js'
+import { OriginPolicy } from '../http/origin-policy.js'
+import { readJsonBody } from '../http/read-json-body.js'
+import { sendHttpError } from '../http/send-http-error.js'
+import { JsonExchangeTransport } from './json-exchange-transport.js'
+
+export interface StatelessJsonOptions {
+  allowedHosts: readonly string[]
+  allowedOrigins?: readonly string[] | undefined
+  maxBodyBytes?: number
+}
+
+/**
+ * A stateless JSON-only MCP endpoint: POST only, application/json in and out, no sessions, no
+ * SSE. Each POST is served by a light session of the one McpServer; requests need no prior
+ * initialize, the protocol version comes from MCP-Protocol-Version (2025-03-26 when absent).
+ * Server → client requests cannot travel here, so tools that sample or elicit report an error.
+ *
+ * @example
+ * const rest = new StatelessJsonHandler(server, { allowedHosts: ['localhost', '127.0.0.1'] })
+ * http.createServer((req, res) => rest.handle(req, res))
+ */
+export class StatelessJsonHandler {
+  readonly #server: McpServer
+  readonly #policy: OriginPolicy
+  readonly #maxBodyBytes: number
+
+  constructor(server: McpServer, options: StatelessJsonOptions) {
+    this.#server = server
+    this.#policy = new OriginPolicy(options)
+    this.#maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    try {
+      this.#policy.check(header(req.headers, 'host'), header(req.headers, 'origin'))
+      if (req.method !== 'POST') throw new HttpError(405, 'Method Not Allowed: this endpoint takes POST only', { headers: { Allow: 'POST' } })
+      requireAccept(req.headers, ['application/json'])
+      requireJsonContentType(req.headers)
+      const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
+      const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
+      const batch = Array.isArray(body)
+      const messages: unknown[] = batch ? body : [body]
+      if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
+      if (batch && !allowsBatch(protocolVersion)) {
+        throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
+      }
+      const owed: RequestId[] = []
+      for (const message of messages) {
+        try {
+          const classified = classifyMessage(message)
+          if (classified.kind === 'request') owed.push(classified.message.id)
+        } catch (error) {
+          const rpc = JsonRpcError.from(error)
+          throw new HttpError(400, rpc.message, { rpcCode: rpc.code })
+        }
+      }
+
+      const session = this.#server.createSession({ strictLifecycle: false })
+      session.restore({ protocolVersion })
+      const transport = new JsonExchangeTransport(res, owed, batch)
+      await session.connect(transport)
+      const extra: MessageExtra = { headers: req.headers }
+      const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth
+      if (auth !== undefined) extra.authInfo = auth
+      if (owed.length === 0) {
+        res.writeHead(202).end()
+        session.receive(body, extra)
+        void session.close()
+        return
+      }
+      transport.onanswered = () => void session.close()
+      res.once('close', () => void session.close())
+      session.receive(body, extra)
+    } catch (error) {
+      sendHttpError(res, error)
+    }
+  }
+}
