@@ -159,4 +159,67 @@ function registerConformanceTools(server: McpServer): void {
       return text(`User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)
     },
   )
+  const elicitationResult = (result: { action: string; content?: object }) =>
+    text(`Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`)
+  server.registerTool(
+    { name: 'test_elicitation_sep1034_defaults', description: 'Tests elicitation with default values for every primitive type (SEP-1034)' },
+    async (_args, context) =>
+      elicitationResult(
+        await context.elicit({
+          message: 'Please review and update the form fields with defaults',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', description: 'User name', default: 'John Doe' },
+              age: { type: 'integer', description: 'User age', default: 30 },
+              score: { type: 'number', description: 'User score', default: 95.5 },
+              status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+              verified: { type: 'boolean', description: 'Verification status', default: true },
+            },
+          },
+        }),
+      ),
+  )
+  server.registerTool(
+    { name: 'test_elicitation_sep1330_enums', description: 'Tests elicitation with every enum schema variant (SEP-1330)' },
+    async (_args, context) =>
+      elicitationResult(
+        await context.elicit({
+          message: 'Please select options from the enum fields',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+              titledSingle: {
+                type: 'string',
+                description: 'Select one option with titles',
+                oneOf: [
+                  { const: 'value1', title: 'First Option' },
+                  { const: 'value2', title: 'Second Option' },
+                  { const: 'value3', title: 'Third Option' },
+                ],
+              },
+              legacyEnum: {
+                type: 'string',
+                description: 'Select one option (legacy)',
+                enum: ['opt1', 'opt2', 'opt3'],
+                enumNames: ['Option One', 'Option Two', 'Option Three'],
+              },
+              untitledMulti: { type: 'array', description: 'Select multiple options', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+              titledMulti: {
+                type: 'array',
+                description: 'Select multiple options with titles',
+                items: {
+                  anyOf: [
+                    { const: 'value1', title: 'First Choice' },
+                    { const: 'value2', title: 'Second Choice' },
+                    { const: 'value3', title: 'Third Choice' },
+                  ],
+                },
+              },
+            },
+          },
+        }),
+      ),
+  )
 }
