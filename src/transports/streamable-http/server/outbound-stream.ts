@@ -132,11 +132,13 @@ export class OutboundStream {
 
   #sendJson(): void {
     const res = this.#res
+    if (res !== undefined && !res.headersSent && !res.destroyed) {
+      const body = JSON.stringify(this.#batch ? this.#collected : this.#collected[0])
+      res.writeHead(200, { ...this.#options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+      res.end(body)
+    }
+    // only now: whoever listens may close the session, which must not touch this answer
     this.#finish()
-    if (res === undefined || res.headersSent || res.destroyed) return
-    const body = JSON.stringify(this.#batch ? this.#collected : this.#collected[0])
-    res.writeHead(200, { ...this.#options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
-    res.end(body)
   }
 
   #finish(): void {
