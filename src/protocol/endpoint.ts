@@ -72,12 +72,13 @@ export class Endpoint {
   fallbackNotificationHandler?: (method: string, params: JsonRpcParams, extra: MessageExtra | undefined) => void
 
   constructor(options: EndpointOptions = {}) {
+    // undefined options fall back to the defaults instead of overriding them
     this.#options = {
-      requestTimeoutMs: defaults.protocol.requestTimeoutMs,
-      resetTimeoutOnProgress: defaults.protocol.resetTimeoutOnProgress,
-      maxTotalTimeoutMs: defaults.protocol.maxTotalTimeoutMs,
-      maxPendingRequests: defaults.protocol.maxPendingRequests,
-      ...definedOnly(options),
+      ...options,
+      requestTimeoutMs: options.requestTimeoutMs ?? defaults.protocol.requestTimeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? defaults.protocol.resetTimeoutOnProgress,
+      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? defaults.protocol.maxTotalTimeoutMs,
+      maxPendingRequests: options.maxPendingRequests ?? defaults.protocol.maxPendingRequests,
     }
     this.setNotificationHandler('notifications/cancelled', (params) => {
       const { requestId, reason } = params as CancelledParams
@@ -440,7 +441,3 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error))
 }
 
-/** Options whose value is undefined fall back to the defaults instead of overriding them. */
-function definedOnly<T extends object>(options: T): Partial<T> {
-  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>
-}
