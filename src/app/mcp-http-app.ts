@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import Koa from 'koa'
 import { defaults } from '../config/defaults.js'
 import type { McpServer } from '../server/mcp-server.js'
@@ -15,7 +16,13 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
 }
 
 export interface McpHttpApp {
+  /** The Koa app: every transport mounted as middleware, plus whatever the caller adds. */
   app: Koa
+  /**
+   * A `node:http` request listener: MCP paths go straight to their transport (no Koa context
+   * built per request: these are the hot paths), anything else to the Koa app.
+   */
+  handler: (req: IncomingMessage, res: ServerResponse) => void
   streamable: StreamableHttpHandler
   legacySse: LegacySseHandler
   statelessJson: StatelessJsonHandler
@@ -33,23 +40,31 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
   const policy = { allowedHosts, allowedOrigins: options.allowedOrigins }
   const legacySse = new LegacySseHandler(server, { ...policy, messagesPath: defaults.legacySse.messagesPath })
   const statelessJson = new StatelessJsonHandler(server, policy)
+  const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>([
+    [options.path ?? defaults.streamableHttp.path, (req, res) => streamable.handle(req, res)],
+    [defaults.legacySse.ssePath, (req, res) => legacySse.handleStream(req, res)],
+    [defaults.legacySse.messagesPath, (req, res) => legacySse.handleMessage(req, res)],
+    [defaults.statelessJson.path, (req, res) => statelessJson.handle(req, res)],
+  ])
   const app = new Koa()
   app.use(streamableHttpKoa(streamable, { path: options.path ?? defaults.streamableHttp.path }))
   app.use(async function otherTransports(ctx, next) {
-    const route =
-      ctx.path === defaults.legacySse.ssePath
-        ? () => legacySse.handleStream(ctx.req, ctx.res)
-        : ctx.path === defaults.legacySse.messagesPath
-          ? () => legacySse.handleMessage(ctx.req, ctx.res)
-          : ctx.path === defaults.statelessJson.path
-            ? () => statelessJson.handle(ctx.req, ctx.res)
-            : undefined
+    const route = routes.get(ctx.path)
     if (route === undefined) return next()
     ctx.respond = false
-    await route()
+    await route(ctx.req, ctx.res)
   })
+  const koa = app.callback()
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url ?? '/'
+    const query = url.indexOf('?')
+    const route = routes.get(query === -1 ? url : url.slice(0, query))
+    if (route === undefined) void koa(req, res)
+    else void route(req, res)
+  }
   return {
     app,
+    handler,
     streamable,
     legacySse,
     statelessJson,

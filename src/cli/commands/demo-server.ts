@@ -54,7 +54,7 @@ Options:
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
     })
-    const { server: listener } = await listen(http.app.callback(), host, port)
+    const { server: listener } = await listen(http.handler, host, port)
     await untilSignal()
     await http.close()
     listener.closeAllConnections()
