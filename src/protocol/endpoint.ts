@@ -35,6 +35,11 @@ export interface EndpointOptions {
   assertCanRequest?: (method: string) => void
   /** Throws when we may not send this notification (we did not declare the capability). */
   assertCanNotify?: (method: string) => void
+  /**
+   * Handlers looked up on demand, after those set with setRequestHandler: lets many endpoints
+   * share one method table instead of registering closures each.
+   */
+  resolveRequestHandler?: (method: string) => RequestHandler | undefined
   /** Whether a JSON-RPC batch is acceptable now (2025-03-26 sessions only). */
   acceptsBatch?: () => boolean
   /**
@@ -121,7 +126,7 @@ export class Endpoint {
   }
 
   hasRequestHandler(method: string): boolean {
-    return this.#requestHandlers.has(method)
+    return this.#requestHandlers.has(method) || this.#options.resolveRequestHandler?.(method) !== undefined
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
@@ -303,7 +308,7 @@ export class Endpoint {
   #handleRequest(request: JsonRpcRequest, extra: MessageExtra | undefined, reply: Reply, finished: () => void): void {
     const { id, method } = request
     const params = request.params ?? {}
-    const handler = this.#requestHandlers.get(method)
+    const handler = this.#requestHandlers.get(method) ?? this.#options.resolveRequestHandler?.(method)
     if (handler === undefined) {
       reply(errorResponse(id, new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)))
       return

@@ -1,10 +1,10 @@
 import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest } from '../jsonrpc/index.js'
-import { Endpoint } from '../protocol/endpoint.js'
+import { Endpoint, type RequestHandler } from '../protocol/endpoint.js'
 import { LocalError } from '../protocol/errors.js'
 import { ServerLifecycle, negotiateProtocolVersion } from '../protocol/lifecycle.js'
 import type { RequestOptions } from '../protocol/request-options.js'
 import type { SendOptions, Transport } from '../protocol/transport.js'
-import type { ClientCapabilities, Implementation, InitializeResult } from '../schema/capabilities.js'
+import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../schema/capabilities.js'
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -17,11 +17,13 @@ import { clientSupports, serverMayNotify } from '../schema/methods.js'
 import { allowsBatch } from '../schema/versions.js'
 import { callTool } from './call-tool.js'
 import { complete } from './complete.js'
-import { createServerContext } from './context.js'
+import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { paginate } from './pagination.js'
 import { optionalObject, requireString } from './params.js'
+
+type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
 
 /**
  * One connection between an McpServer and a client: the negotiated version, what the client
@@ -37,6 +39,8 @@ export class ServerSession {
   #clientCapabilities: ClientCapabilities | undefined
   #clientInfo: Implementation | undefined
   #logLevel: LoggingLevel | undefined
+  /** What the server declared when this session began: decides which methods it answers. */
+  readonly #capabilities: ServerCapabilities
 
   /** Called once the client sent notifications/initialized. */
   oninitialized?: () => void
@@ -45,9 +49,11 @@ export class ServerSession {
 
   constructor(core: ServerCore, options: { strictLifecycle: boolean }) {
     this.#core = core
+    this.#capabilities = core.capabilities()
     this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
     this.#endpoint = new Endpoint({
       ...core.endpointOptions,
+      resolveRequestHandler: (method) => this.#resolve(method),
       acceptsBatch: () => allowsBatch(this.#protocolVersion),
       beforeRequest: (request: JsonRpcRequest) => this.#lifecycle.beforeRequest(request),
       assertCanRequest: (method) => {
@@ -154,66 +160,99 @@ export class ServerSession {
     return this.#endpoint.notify(method, params, options)
   }
 
-  #install(): void {
-    const core = this.#core
-    const endpoint = this.#endpoint
-    const handle = (method: string, handler: (params: JsonRpcParams, context: ReturnType<typeof createServerContext>) => unknown) =>
-      endpoint.setRequestHandler(method, (params, base) => handler(params, createServerContext(this, base)))
+  /**
+   * The MCP methods a server answers, once for all sessions (a session is built per stateless
+   * request, so per-session closures would cost on every call). Each entry says which declared
+   * capability it needs; the session resolves a method only when the server declared it.
+   */
+  static readonly #methods: Record<string, { offered: (caps: ServerCapabilities) => boolean; run: SessionHandler }> = {
+    'tools/list': {
+      offered: (caps) => !!caps.tools,
+      run: (session, params) => {
+        const core = session.#core
+        const { page, nextCursor } = paginate(core.tools.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor }
+      },
+    },
+    'tools/call': {
+      offered: (caps) => !!caps.tools,
+      run: (session, params, context) => callTool(params, context, session.#core.tools, session.#core.validator, session.#protocolVersion),
+    },
+    'resources/list': {
+      offered: (caps) => !!caps.resources,
+      run: async (session, params) => {
+        const core = session.#core
+        const { page, nextCursor } = paginate(await core.resources.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor }
+      },
+    },
+    'resources/templates/list': {
+      offered: (caps) => !!caps.resources,
+      run: (session, params) => {
+        const core = session.#core
+        const { page, nextCursor } = paginate(core.resources.listTemplates(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor }
+      },
+    },
+    'resources/read': {
+      offered: (caps) => !!caps.resources,
+      run: (session, params, context) => session.#core.resources.read(requireString(params, 'uri'), context),
+    },
+    'resources/subscribe': {
+      offered: (caps) => !!caps.resources?.subscribe,
+      run: (session, params) => {
+        const uri = requireString(params, 'uri')
+        if (!session.#core.resources.has(uri)) throw new JsonRpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+        session.#subscriptions.add(uri)
+        return {}
+      },
+    },
+    'resources/unsubscribe': {
+      offered: (caps) => !!caps.resources?.subscribe,
+      run: (session, params) => {
+        session.#subscriptions.delete(requireString(params, 'uri'))
+        return {}
+      },
+    },
+    'prompts/list': {
+      offered: (caps) => !!caps.prompts,
+      run: (session, params) => {
+        const core = session.#core
+        const { page, nextCursor } = paginate(core.prompts.list(), params.cursor, core.pageSize)
+        return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor }
+      },
+    },
+    'prompts/get': {
+      offered: (caps) => !!caps.prompts,
+      run: (session, params, context) => session.#core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context),
+    },
+    'completion/complete': {
+      offered: (caps) => !!caps.completions,
+      run: (session, params) => complete(params, session.#core.prompts, session.#core.resources, session.#core.maxCompletionValues),
+    },
+    'logging/setLevel': {
+      offered: (caps) => !!caps.logging,
+      run: (session, params) => {
+        if (!isLoggingLevel(params.level)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: unknown logging level ${JSON.stringify(params.level)}`)
+        session.#logLevel = params.level
+        return {}
+      },
+    },
+  }
 
-    endpoint.setRequestHandler('initialize', (params) => this.#initialize(params))
-    endpoint.setNotificationHandler('notifications/initialized', () => {
+  /** The handler of an MCP method this server offers (what it declared when the session began). */
+  #resolve(method: string): RequestHandler | undefined {
+    const entry = Object.hasOwn(ServerSession.#methods, method) ? ServerSession.#methods[method] : undefined
+    if (entry === undefined || !entry.offered(this.#capabilities)) return undefined
+    return (params, base) => entry.run(this, params, createServerContext(this, base))
+  }
+
+  #install(): void {
+    this.#endpoint.setRequestHandler('initialize', (params) => this.#initialize(params))
+    this.#endpoint.setNotificationHandler('notifications/initialized', () => {
       this.#lifecycle.markReady()
       this.oninitialized?.()
     })
-
-    const caps = core.capabilities()
-    if (caps.tools) {
-      handle('tools/list', (params) => {
-        const { page, nextCursor } = paginate(core.tools.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor }
-      })
-      handle('tools/call', (params, context) => callTool(params, context, core.tools, core.validator, this.#protocolVersion))
-    }
-    if (caps.resources) {
-      handle('resources/list', async (params) => {
-        const { page, nextCursor } = paginate(await core.resources.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor }
-      })
-      handle('resources/templates/list', (params) => {
-        const { page, nextCursor } = paginate(core.resources.listTemplates(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor }
-      })
-      handle('resources/read', (params, context) => core.resources.read(requireString(params, 'uri'), context))
-      if (caps.resources.subscribe) {
-        handle('resources/subscribe', (params) => {
-          const uri = requireString(params, 'uri')
-          if (!core.resources.has(uri)) throw new JsonRpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
-          this.#subscriptions.add(uri)
-          return {}
-        })
-        handle('resources/unsubscribe', (params) => {
-          this.#subscriptions.delete(requireString(params, 'uri'))
-          return {}
-        })
-      }
-    }
-    if (caps.prompts) {
-      handle('prompts/list', (params) => {
-        const { page, nextCursor } = paginate(core.prompts.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor }
-      })
-      handle('prompts/get', (params, context) => core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context))
-    }
-    if (caps.completions) {
-      handle('completion/complete', (params) => complete(params, core.prompts, core.resources, core.maxCompletionValues))
-    }
-    if (caps.logging) {
-      handle('logging/setLevel', (params) => {
-        if (!isLoggingLevel(params.level)) throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: unknown logging level ${JSON.stringify(params.level)}`)
-        this.#logLevel = params.level
-        return {}
-      })
-    }
   }
 
   #initialize(params: JsonRpcParams): InitializeResult {
