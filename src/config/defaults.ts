@@ -75,6 +75,11 @@ export const defaults = {
     retryMs: 1_000,
     /** Events kept per stream for resumption with Last-Event-ID (oldest dropped first). */
     maxEventsPerStream: 1_000,
+    /**
+     * Streams per session whose events are kept (each POST answered with SSE is one); the oldest
+     * is forgotten first, so a long session does not grow without bound.
+     */
+    maxStreamsPerSession: 100,
   },
   legacySse: {
     /** Path of the 2024-11-05 HTTP+SSE stream (GET). */

@@ -11,7 +11,13 @@ export class SseWriter {
   #closed = false
   onclose?: () => void
 
-  constructor(res: ServerResponse, options: { keepAliveMs: number; headers?: Record<string, string> }) {
+  #corked = false
+
+  /**
+   * `flush: true` sends the headers at once (a GET stream that may stay quiet); otherwise they go
+   * with the first event. Writes made in one tick are coalesced into one socket write.
+   */
+  constructor(res: ServerResponse, options: { keepAliveMs: number; headers?: Record<string, string>; flush?: boolean }) {
     this.#res = res
     res.writeHead(200, {
       ...options.headers,
@@ -20,7 +26,7 @@ export class SseWriter {
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
     })
-    res.flushHeaders()
+    if (options.flush === true) res.flushHeaders()
     if (options.keepAliveMs > 0) {
       this.#keepAlive = setInterval(() => this.#write(': keep-alive\n\n'), options.keepAliveMs)
       this.#keepAlive.unref()
@@ -48,8 +54,17 @@ export class SseWriter {
   }
 
   #write(text: string): void {
-    if (this.#closed || this.#res.writableEnded) return
-    this.#res.write(text)
+    const res = this.#res
+    if (this.#closed || res.writableEnded) return
+    if (!this.#corked) {
+      this.#corked = true
+      res.cork()
+      process.nextTick(() => {
+        this.#corked = false
+        res.uncork()
+      })
+    }
+    res.write(text)
   }
 
   #finish(): void {

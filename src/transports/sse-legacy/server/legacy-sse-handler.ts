@@ -53,7 +53,7 @@ export class LegacySseHandler {
       requireAccept(req.headers, ['text/event-stream'])
       if (this.#sessions.size >= this.#options.maxSessions) throw new HttpError(503, 'Service Unavailable: too many sessions')
       const sessionId = randomUUID()
-      const writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs })
+      const writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, flush: true })
       const transport = new LegacySseTransport(sessionId, writer)
       this.#sessions.set(sessionId, transport)
       const session = await this.#server.connect(transport)

@@ -39,9 +39,11 @@ interface StreamLog {
 export class InMemoryEventStore implements EventStore {
   readonly #sessions = new Map<string, Map<string, StreamLog>>()
   readonly #max: number
+  readonly #maxStreams: number
 
-  constructor(options: { maxEventsPerStream?: number } = {}) {
+  constructor(options: { maxEventsPerStream?: number; maxStreamsPerSession?: number } = {}) {
     this.#max = options.maxEventsPerStream ?? defaults.streamableHttp.maxEventsPerStream
+    this.#maxStreams = options.maxStreamsPerSession ?? defaults.streamableHttp.maxStreamsPerSession
   }
 
   /** Make a session known, so its streams' priming ids resume before any event is stored. */
@@ -53,7 +55,11 @@ export class InMemoryEventStore implements EventStore {
     let streams = this.#sessions.get(sessionId)
     if (streams === undefined) this.#sessions.set(sessionId, (streams = new Map()))
     let log = streams.get(streamId)
-    if (log === undefined) streams.set(streamId, (log = { next: 1, events: [] }))
+    if (log === undefined) {
+      streams.set(streamId, (log = { next: 1, events: [] }))
+      // Map order is insertion order: the first key is the oldest stream
+      if (streams.size > this.#maxStreams) streams.delete(streams.keys().next().value!)
+    }
     const seq = log.next++
     const id = `${streamId}_${seq}`
     log.events.push({ id, seq, message })

@@ -51,7 +51,9 @@ export class OutboundStream {
     this.#preferJson = options.preferJson
     this.#res = res
     this.#mode = 'pending'
-    if (options.standalone === true) this.#startSse()
+    // SSE from the start unless JSON may still be the answer: the client gets the headers and
+    // the priming event at once, so it can resume even if the connection drops before any message
+    if (options.standalone === true || !options.preferJson) this.#startSse()
   }
 
   get finished(): boolean {
@@ -74,8 +76,22 @@ export class OutboundStream {
     this.#writer?.end()
     this.#res = res
     this.#writer = undefined
-    this.#startSse(false)
+    this.#startSse(false, true)
     for (const { id, message } of missed) this.#writer!.event(JSON.stringify(message), id)
+  }
+
+  /**
+   * A request of this POST was cancelled and will get no response: stop owing it, and end the
+   * stream once nothing else is owed (with the responses collected so far, in JSON mode).
+   */
+  release(id: RequestId): Promise<void> {
+    this.#tail = this.#tail.then(() => {
+      if (this.#finished || !this.#owed.delete(id) || this.#owed.size > 0) return
+      if (this.#mode === 'json') return this.#sendJson()
+      if (this.#mode === 'pending') this.#startSse()
+      this.#finish()
+    })
+    return this.#tail
   }
 
   /** End the stream (session closing). */
@@ -122,11 +138,12 @@ export class OutboundStream {
     if (this.connected) this.#writer!.event(JSON.stringify(message), id)
   }
 
-  #startSse(prime = this.#options.prime): void {
+  #startSse(prime = this.#options.prime, flush = this.#isStandalone): void {
     this.#mode = 'sse'
     const res = this.#res
     if (res === undefined || res.writableEnded || res.destroyed) return
-    this.#writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, headers: this.#options.headers })
+    // a GET stream may stay quiet: its headers go at once; a POST's go with its first event
+    this.#writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, headers: this.#options.headers, flush })
     if (this.#options.sessionId !== undefined) this.#writer.retry(this.#options.retryMs, prime ? `${this.streamId}_0` : undefined)
   }
 

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
 import type { MessageExtra, SendOptions, Transport } from '../../../protocol/transport.js'
@@ -15,7 +16,7 @@ export interface SessionTransportOptions {
   prime: () => boolean
 }
 
-/** The id of the standalone GET stream within a session. */
+/** The suffix of the standalone GET stream's id within a session (`<session tag>.g`). */
 export const STANDALONE_STREAM_ID = 'g'
 
 /**
@@ -28,6 +29,13 @@ export class SessionTransport implements Transport {
   readonly #options: SessionTransportOptions
   readonly #streams = new Map<string, OutboundStream>()
   readonly #byRequest = new Map<RequestId, OutboundStream>()
+  /**
+   * Every stream id of this session starts with it, so a Last-Event-ID of another session never
+   * names a stream here. Derived from the session id (the same in every process that serves the
+   * session); the rest of a stream id is random, so ids stay unique across processes too.
+   */
+  readonly #tag: string
+  readonly #standaloneId: string
   #nextStream = 1
   #closed = false
 
@@ -38,6 +46,13 @@ export class SessionTransport implements Transport {
   constructor(options: SessionTransportOptions) {
     this.sessionId = options.sessionId
     this.#options = options
+    this.#tag = options.sessionId === undefined ? '' : `${createHash('sha256').update(options.sessionId).digest('hex').slice(0, 8)}.`
+    this.#standaloneId = `${this.#tag}${STANDALONE_STREAM_ID}`
+  }
+
+  /** Whether `streamId` is one of this session's streams (live, finished, or primed only). */
+  ownsStream(streamId: string): boolean {
+    return this.#tag !== '' && streamId.startsWith(this.#tag)
   }
 
   async start(): Promise<void> {}
@@ -52,7 +67,7 @@ export class SessionTransport implements Transport {
 
   /** A POST carrying requests: its response becomes the stream that owes their responses. */
   openExchange(res: ServerResponse, requestIds: readonly RequestId[], batch: boolean, headers: Record<string, string>): OutboundStream {
-    const streamId = String(this.#nextStream++)
+    const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${randomBytes(4).toString('hex')}`
     const stream = new OutboundStream(res, requestIds, {
       ...this.#streamOptions(streamId, headers),
       batch,
@@ -69,18 +84,34 @@ export class SessionTransport implements Transport {
 
   /** Whether the standalone GET stream is open. */
   get hasStandaloneStream(): boolean {
-    return this.#streams.get(STANDALONE_STREAM_ID)?.connected ?? false
+    return this.#streams.get(this.#standaloneId)?.connected ?? false
+  }
+
+  /** Whether the session is in use: a request still owes its response, or the GET stream is open. */
+  get busy(): boolean {
+    for (const stream of this.#streams.values()) {
+      if (stream.streamId === this.#standaloneId ? stream.connected : !stream.finished) return true
+    }
+    return false
+  }
+
+  /**
+   * The client cancelled one of its requests: it gets no response (MCP cancellation), so the
+   * stream that owed it must not wait for one.
+   */
+  cancelled(requestId: RequestId): void {
+    void this.#byRequest.get(requestId)?.release(requestId)
   }
 
   /** GET without Last-Event-ID: the stream for messages not tied to a request. */
   openStandalone(res: ServerResponse): void {
-    const existing = this.#streams.get(STANDALONE_STREAM_ID)
+    const existing = this.#streams.get(this.#standaloneId)
     if (existing !== undefined) {
       existing.attach(res, [])
       return
     }
-    const stream = new OutboundStream(res, [], { ...this.#streamOptions(STANDALONE_STREAM_ID, {}), batch: false, preferJson: false, standalone: true })
-    this.#streams.set(STANDALONE_STREAM_ID, stream)
+    const stream = new OutboundStream(res, [], { ...this.#streamOptions(this.#standaloneId, {}), batch: false, preferJson: false, standalone: true })
+    this.#streams.set(this.#standaloneId, stream)
   }
 
   /** GET with Last-Event-ID: replay what `streamId` missed, then carry it on `res` if it is still open. */
@@ -111,7 +142,7 @@ export class SessionTransport implements Transport {
     const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key)
     if (stream !== undefined && !stream.finished) return stream.write(message)
     // not tied to a live request: the standalone stream, when the client opened one
-    const standalone = this.#streams.get(STANDALONE_STREAM_ID)
+    const standalone = this.#streams.get(this.#standaloneId)
     if (standalone !== undefined && !isResponse) return standalone.write(message)
     return Promise.resolve()
   }

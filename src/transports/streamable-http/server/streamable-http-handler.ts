@@ -124,6 +124,7 @@ export class StreamableHttpHandler {
     const messages: unknown[] = batch ? body : [body]
     if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
     const requestIds: RequestId[] = []
+    const cancelled: RequestId[] = []
     let initialize = false
     for (const message of messages) {
       let classified
@@ -136,6 +137,9 @@ export class StreamableHttpHandler {
       if (classified.kind === 'request') {
         requestIds.push(classified.message.id)
         if (classified.message.method === 'initialize') initialize = true
+      } else if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
+        const requestId = classified.message.params?.requestId
+        if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
       }
     }
     if (initialize && batch) throw new HttpError(400, 'Invalid Request: initialize must not be part of a batch', { rpcCode: -32600 })
@@ -161,6 +165,7 @@ export class StreamableHttpHandler {
     if (requestIds.length === 0) {
       res.writeHead(202).end()
       live.session.receive(body, extra)
+      for (const id of cancelled) live.transport.cancelled(id)
       return
     }
     const stream = live.transport.openExchange(res, requestIds, batch, headers)
@@ -172,6 +177,7 @@ export class StreamableHttpHandler {
       }
     }
     live.session.receive(body, extra)
+    for (const id of cancelled) live.transport.cancelled(id)
   }
 
   async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
@@ -204,7 +210,7 @@ export class StreamableHttpHandler {
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
       const stored = await this.#options.eventStore.after(live.transport.sessionId!, lastEventId)
-      if (stored === undefined) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
+      if (stored === undefined || !live.transport.ownsStream(stored.streamId)) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
       live.transport.resume(res, stored.streamId, stored.events)
       return
     }
@@ -284,7 +290,8 @@ export class StreamableHttpHandler {
   #expireIdle(): void {
     const cutoff = Date.now() - this.#options.sessionIdleMs
     for (const live of this.#sessions.values()) {
-      if (live.lastSeen < cutoff && !live.transport.hasStandaloneStream) void live.session.close()
+      // a session still answering a request, or holding its GET stream, is not idle
+      if (live.lastSeen < cutoff && !live.transport.busy) void live.session.close()
     }
   }
 }
