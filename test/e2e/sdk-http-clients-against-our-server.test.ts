@@ -71,7 +71,8 @@ describe('official SDK Streamable HTTP client ↔ our server', () => {
     await c.callTool({ name: 'test_tool_with_logging', arguments: {} })
     expect(levels).toEqual(['info', 'info', 'info'])
     expect((await c.callTool({ name: 'test_sampling', arguments: { prompt: 'p' } })).content).toEqual([{ type: 'text', text: 'LLM response: sampled' }])
-    expect((await c.callTool({ name: 'test_elicitation', arguments: { message: 'm' } })).content[0]).toMatchObject({ text: expect.stringContaining('action=accept') })
+    const elicited = await c.callTool({ name: 'test_elicitation', arguments: { message: 'm' } })
+    expect(elicited.content).toEqual([{ type: 'text', text: expect.stringContaining('action=accept') }])
   })
 
   it('gets resource updates on the standalone GET stream', async () => {

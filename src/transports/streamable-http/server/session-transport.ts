@@ -32,9 +32,11 @@ export class SessionTransport implements Transport {
   /**
    * Every stream id of this session starts with it, so a Last-Event-ID of another session never
    * names a stream here. Derived from the session id (the same in every process that serves the
-   * session); the rest of a stream id is random, so ids stay unique across processes too.
+   * session); then a random part per process and a counter, so ids stay unique across processes too.
    */
   readonly #tag: string
+  /** Random per process serving the session: stream ids stay unique if another process takes over. */
+  readonly #instance = randomBytes(4).toString('hex')
   readonly #standaloneId: string
   #nextStream = 1
   #closed = false
@@ -67,7 +69,7 @@ export class SessionTransport implements Transport {
 
   /** A POST carrying requests: its response becomes the stream that owes their responses. */
   openExchange(res: ServerResponse, requestIds: readonly RequestId[], batch: boolean, headers: Record<string, string>): OutboundStream {
-    const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${randomBytes(4).toString('hex')}`
+    const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${this.#instance}${this.#nextStream++}`
     const stream = new OutboundStream(res, requestIds, {
       ...this.#streamOptions(streamId, headers),
       batch,
