@@ -70,11 +70,7 @@ export class SessionTransport implements Transport {
   /** A POST carrying requests: its response becomes the stream that owes their responses. */
   openExchange(res: ServerResponse, requestIds: readonly RequestId[], batch: boolean, headers: Record<string, string>): OutboundStream {
     const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${this.#instance}${this.#nextStream++}`
-    const stream = new OutboundStream(res, requestIds, {
-      ...this.#streamOptions(streamId, headers),
-      batch,
-      preferJson: this.#options.preferJsonResponse,
-    })
+    const stream = new OutboundStream(res, requestIds, this.#streamOptions(streamId, headers, batch, this.#options.preferJsonResponse, false))
     this.#streams.set(streamId, stream)
     for (const id of requestIds) this.#byRequest.set(id, stream)
     stream.onfinished = () => {
@@ -112,7 +108,7 @@ export class SessionTransport implements Transport {
       existing.attach(res, [])
       return
     }
-    const stream = new OutboundStream(res, [], { ...this.#streamOptions(this.#standaloneId, {}), batch: false, preferJson: false, standalone: true })
+    const stream = new OutboundStream(res, [], this.#streamOptions(this.#standaloneId, {}, false, false, true))
     this.#streams.set(this.#standaloneId, stream)
   }
 
@@ -149,7 +145,8 @@ export class SessionTransport implements Transport {
     return Promise.resolve()
   }
 
-  #streamOptions(streamId: string, headers: Record<string, string>) {
+  /** One literal of one shape for every stream (built per request: no spreads on this path). */
+  #streamOptions(streamId: string, headers: Record<string, string>, batch: boolean, preferJson: boolean, standalone: boolean) {
     return {
       streamId,
       sessionId: this.#options.sessionId,
@@ -158,6 +155,9 @@ export class SessionTransport implements Transport {
       retryMs: this.#options.retryMs,
       prime: this.#options.prime(),
       headers,
+      standalone,
+      batch,
+      preferJson,
     }
   }
 }
