@@ -1,6 +1,6 @@
 /**
  * mcp-auth: the public API. Every name exported here is supported; anything else is internal
- * and may change. Subpath entry points (`mcp-auth/server`, `mcp-auth/client`,
+ * and may change. Subpath entry points (`mcp-auth/server`, `mcp-auth/client`, `mcp-auth/http`,
  * `mcp-auth/transports/stdio`, `mcp-auth/transports/memory`) export subsets of this list.
  */
 
@@ -84,6 +84,36 @@ export type { McpClientOptions, ConnectOptions, McpClientEvents, SamplingHandler
 export { InMemoryTransport } from './transports/memory/index.js'
 export { StdioServerTransport, StdioClientTransport, StdioError } from './transports/stdio/index.js'
 export type { StdioServerTransportOptions, StdioClientTransportOptions, ChildExitStatus, StdioErrorCode } from './transports/stdio/index.js'
+
+// HTTP (also available alone as mcp-auth/http)
+export {
+  createMcpHttpApp,
+  StreamableHttpHandler,
+  streamableHttpKoa,
+  InMemoryEventStore,
+  InMemorySessionStore,
+  LegacySseHandler,
+  StatelessJsonHandler,
+  connectHttp,
+  StreamableHttpClientTransport,
+  SseClientTransport,
+  HttpTransportError,
+} from './http.js'
+export type {
+  McpHttpApp,
+  McpHttpAppOptions,
+  StreamableHttpOptions,
+  EventStore,
+  StoredEvents,
+  SessionStore,
+  SessionState,
+  LegacySseOptions,
+  StatelessJsonOptions,
+  ConnectHttpResult,
+  StreamableHttpClientOptions,
+  SseClientOptions,
+  HttpTransportErrorCode,
+} from './http.js'
 
 // demo
 export { createDemoServer } from './demo/demo-server.js'

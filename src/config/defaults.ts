@@ -81,6 +81,21 @@ export const defaults = {
      */
     maxStreamsPerSession: 100,
   },
+  httpClient: {
+    /**
+     * How long (ms) an HTTP client request may take until its response headers arrive. SSE bodies
+     * then stream for as long as the server keeps them open.
+     */
+    requestTimeoutMs: 30_000,
+    /** First wait (ms) before reconnecting a dropped SSE stream when the server sent no `retry:`. */
+    reconnectInitialDelayMs: 1_000,
+    /** Longest wait (ms) between reconnection attempts. */
+    reconnectMaxDelayMs: 30_000,
+    /** Each failed reconnection multiplies the wait by this. */
+    reconnectGrowth: 1.5,
+    /** Reconnection attempts in a row before a stream is given up (reported via onerror). */
+    reconnectMaxRetries: 5,
+  },
   legacySse: {
     /** Path of the 2024-11-05 HTTP+SSE stream (GET). */
     ssePath: '/sse',

@@ -1,0 +1,30 @@
+/**
+ * mcp-auth/http: MCP over HTTP. Server side: Streamable HTTP (framework-neutral handler plus a
+ * Koa adapter), the legacy 2024-11-05 HTTP+SSE pair, the stateless JSON endpoint, and an app that
+ * mounts all three. Client side: Streamable HTTP and legacy SSE transports, and a connect helper
+ * that falls back from one to the other.
+ */
+export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app/mcp-http-app.js'
+export {
+  StreamableHttpHandler,
+  streamableHttpKoa,
+  InMemoryEventStore,
+  InMemorySessionStore,
+  type StreamableHttpOptions,
+  type EventStore,
+  type StoredEvents,
+  type SessionStore,
+  type SessionState,
+} from './transports/streamable-http/server/index.js'
+export { LegacySseHandler, type LegacySseOptions } from './transports/sse-legacy/server/index.js'
+export { StatelessJsonHandler, type StatelessJsonOptions } from './transports/stateless-json/index.js'
+export {
+  connectHttp,
+  StreamableHttpClientTransport,
+  SseClientTransport,
+  HttpTransportError,
+  type ConnectHttpResult,
+  type StreamableHttpClientOptions,
+  type SseClientOptions,
+  type HttpTransportErrorCode,
+} from './transports/http-client/index.js'

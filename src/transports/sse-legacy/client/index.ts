@@ -1,0 +1,1 @@
+export { SseClientTransport, type SseClientOptions } from './sse-client-transport.js'

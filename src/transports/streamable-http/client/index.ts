@@ -1,0 +1,1 @@
+export { StreamableHttpClientTransport, type StreamableHttpClientOptions } from './streamable-http-client-transport.js'

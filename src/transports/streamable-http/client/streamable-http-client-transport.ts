@@ -1,0 +1,287 @@
+import { defaults } from '../../../config/defaults.js'
+import { JSONRPC_VERSION, type JsonRpcMessage, type JsonRpcPayload, type JsonRpcRequest, type RequestId } from '../../../jsonrpc/index.js'
+import type { MessageExtra, Transport } from '../../../protocol/transport.js'
+import { HttpTransportError } from '../../http/http-transport-error.js'
+import { readSse } from '../../http/read-sse.js'
+
+export interface StreamableHttpClientOptions {
+  /** The fetch to use; an auth layer passes one that adds credentials. Default: globalThis.fetch. */
+  fetch?: typeof fetch
+  /** Extra headers on every request. */
+  headers?: Record<string, string>
+  /** Open the standalone GET stream after initialization (default true). */
+  openGetStream?: boolean
+  requestTimeoutMs?: number
+  reconnectInitialDelayMs?: number
+  reconnectMaxDelayMs?: number
+  reconnectGrowth?: number
+  reconnectMaxRetries?: number
+}
+
+/** What one SSE stream still owes us, and where to resume it. */
+interface StreamState {
+  owed: Set<RequestId>
+  lastEventId: string | undefined
+  retryMs: number | undefined
+  standalone: boolean
+}
+
+const isResponse = (message: JsonRpcMessage): message is JsonRpcMessage & { id: RequestId } => 'result' in message || 'error' in message
+
+/**
+ * The client side of Streamable HTTP over `fetch`: POSTs every message, reads JSON or SSE
+ * answers, keeps the session id and sends MCP-Protocol-Version, re-initializes once when the
+ * server forgot the session (404), opens the standalone GET stream, resumes dropped streams with
+ * Last-Event-ID honouring `retry:`, and ends the session with DELETE on close.
+ *
+ * @example
+ * const client = new McpClient({ name: 'app', version: '1.0.0' })
+ * await client.connect(new StreamableHttpClientTransport(new URL('http://127.0.0.1:3000/mcp')))
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
+ */
+export class StreamableHttpClientTransport implements Transport {
+  readonly #url: URL
+  readonly #fetch: typeof fetch
+  readonly #options: Required<Omit<StreamableHttpClientOptions, 'fetch' | 'headers'>> & Pick<StreamableHttpClientOptions, 'headers'>
+  readonly #closing = new AbortController()
+  #sessionId: string | undefined
+  #protocolVersion: string | undefined
+  /** Remembered to re-initialize transparently when the server forgets the session. */
+  #initializeParams: JsonRpcRequest['params'] | undefined
+  #initialized = false
+  #reinitializations = 0
+  #closed = false
+
+  onmessage?: (payload: unknown, extra?: MessageExtra) => void
+  onerror?: (error: Error) => void
+  onclose?: () => void
+
+  constructor(url: URL | string, options: StreamableHttpClientOptions = {}) {
+    const d = defaults.httpClient
+    this.#url = new URL(url)
+    this.#fetch = options.fetch ?? globalThis.fetch
+    this.#options = {
+      openGetStream: options.openGetStream ?? true,
+      requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
+      reconnectInitialDelayMs: options.reconnectInitialDelayMs ?? d.reconnectInitialDelayMs,
+      reconnectMaxDelayMs: options.reconnectMaxDelayMs ?? d.reconnectMaxDelayMs,
+      reconnectGrowth: options.reconnectGrowth ?? d.reconnectGrowth,
+      reconnectMaxRetries: options.reconnectMaxRetries ?? d.reconnectMaxRetries,
+      headers: options.headers,
+    }
+  }
+
+  get sessionId(): string | undefined {
+    return this.#sessionId
+  }
+
+  /** The version negotiated at initialize; sent as MCP-Protocol-Version from then on. */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version
+  }
+
+  async start(): Promise<void> {}
+
+  async send(payload: JsonRpcPayload): Promise<void> {
+    if (this.#closed) throw new HttpTransportError('closed', 'the transport is closed')
+    const messages = Array.isArray(payload) ? payload : [payload]
+    const initialize = messages.find((m): m is JsonRpcRequest => 'method' in m && m.method === 'initialize' && 'id' in m)
+    if (initialize !== undefined) this.#initializeParams = initialize.params
+    const res = await this.#post(payload)
+    if (res.status === 404 && this.#sessionId !== undefined && initialize === undefined && this.#reinitializations === 0) {
+      // the server forgot the session: initialize again once, then retry this message
+      this.#reinitializations++
+      await this.#reinitialize()
+      await this.#answer(await this.#post(payload), payload)
+      return
+    }
+    await this.#answer(res, payload)
+    if (!this.#initialized && messages.some((m) => 'method' in m && m.method === 'notifications/initialized')) {
+      this.#initialized = true
+      if (this.#options.openGetStream) void this.#openGetStream()
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#closing.abort(new HttpTransportError('closed', 'the transport closed'))
+    if (this.#sessionId !== undefined) {
+      try {
+        const res = await this.#fetch(this.#url, { method: 'DELETE', headers: this.#headers({}), signal: AbortSignal.timeout(this.#options.requestTimeoutMs) })
+        await res.body?.cancel()
+      } catch {
+        // the server may be gone already; the session ends with it
+      }
+    }
+    this.onclose?.()
+  }
+
+  /** POST one payload; the answer's headers are in when this resolves. */
+  async #post(payload: JsonRpcPayload): Promise<Response> {
+    const res = await this.#request({
+      method: 'POST',
+      headers: this.#headers({ Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' }),
+      body: JSON.stringify(payload),
+    })
+    const sessionId = res.headers.get('mcp-session-id')
+    if (sessionId !== null) this.#sessionId = sessionId
+    return res
+  }
+
+  /** Deliver what a POST answered: nothing (202), JSON, or an SSE stream read in the background. */
+  async #answer(res: Response, payload: JsonRpcPayload): Promise<void> {
+    if (res.status === 202) {
+      await res.body?.cancel()
+      return
+    }
+    if (!res.ok) throw await this.#statusError(res)
+    const owed = new Set<RequestId>()
+    for (const message of Array.isArray(payload) ? payload : [payload]) if ('method' in message && 'id' in message) owed.add(message.id)
+    const type = res.headers.get('content-type') ?? ''
+    if (type.startsWith('application/json')) {
+      const body: unknown = await res.json()
+      for (const message of Array.isArray(body) ? body : [body]) this.onmessage?.(message)
+      return
+    }
+    if (type.startsWith('text/event-stream')) {
+      void this.#consume(res, { owed, lastEventId: undefined, retryMs: undefined, standalone: false })
+      return
+    }
+    await res.body?.cancel()
+    if (owed.size === 0) return
+    throw new HttpTransportError('unexpected_content_type', `unexpected Content-Type ${JSON.stringify(type)} from ${this.#url.href}`, { status: res.status })
+  }
+
+  /** Read one SSE stream; when it ends while responses are still owed, resume it with GET. */
+  async #consume(res: Response, state: StreamState): Promise<void> {
+    let failures = 0
+    let current: Response | undefined = res
+    while (!this.#closed) {
+      if (current !== undefined) {
+        try {
+          await readSse(current.body!, {
+            onEvent: (event) => {
+              if (event.id !== undefined) state.lastEventId = event.id
+              if (event.data === '') return // priming event: only an id to resume from
+              let message: JsonRpcMessage
+              try {
+                message = JSON.parse(event.data) as JsonRpcMessage
+              } catch (cause) {
+                this.onerror?.(new HttpTransportError('stream_failed', 'an SSE event did not hold JSON', { cause }))
+                return
+              }
+              if (isResponse(message)) state.owed.delete(message.id)
+              failures = 0
+              this.onmessage?.(message)
+            },
+            onRetry: (ms) => {
+              state.retryMs = ms
+            },
+          })
+        } catch (error) {
+          if (this.#closed) return
+          this.onerror?.(new HttpTransportError('stream_failed', `the SSE stream broke: ${(error as Error).message}`, { cause: error }))
+        }
+      }
+      // finished: everything owed arrived (a POST stream), or nothing to resume from
+      if (this.#closed || (!state.standalone && state.owed.size === 0)) return
+      if (state.lastEventId === undefined && !state.standalone) return
+      if (failures >= this.#options.reconnectMaxRetries) {
+        this.onerror?.(new HttpTransportError('stream_failed', `gave up resuming an SSE stream after ${failures} attempts`))
+        return
+      }
+      const delay =
+        state.retryMs ?? Math.min(this.#options.reconnectInitialDelayMs * this.#options.reconnectGrowth ** failures, this.#options.reconnectMaxDelayMs)
+      failures++
+      await sleep(delay, this.#closing.signal)
+      if (this.#closed) return
+      current = await this.#resume(state)
+      if (current === undefined && state.standalone) return
+    }
+  }
+
+  /** GET the stream again (with Last-Event-ID when we have one). Undefined when the server has none to give. */
+  async #resume(state: StreamState): Promise<Response | undefined> {
+    const headers = this.#headers({ Accept: 'text/event-stream' })
+    if (state.lastEventId !== undefined) headers['Last-Event-ID'] = state.lastEventId
+    let res: Response
+    try {
+      res = await this.#request({ method: 'GET', headers })
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(error as Error)
+      return undefined
+    }
+    if (res.ok && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return res
+    await res.body?.cancel()
+    // 404/405/406: the server offers no (more) stream here; not an error for the standalone one
+    if (!state.standalone || ![404, 405, 406].includes(res.status)) {
+      this.onerror?.(new HttpTransportError('http_status', `resuming an SSE stream got HTTP ${res.status}`, { status: res.status }))
+    }
+    return undefined
+  }
+
+  async #openGetStream(): Promise<void> {
+    const state: StreamState = { owed: new Set(), lastEventId: undefined, retryMs: undefined, standalone: true }
+    const res = await this.#resume(state)
+    if (res !== undefined) await this.#consume(res, state)
+  }
+
+  async #reinitialize(): Promise<void> {
+    this.#sessionId = undefined
+    const request: JsonRpcRequest = { jsonrpc: JSONRPC_VERSION, id: `reinitialize-${this.#reinitializations}`, method: 'initialize' }
+    if (this.#initializeParams !== undefined) request.params = this.#initializeParams
+    const res = await this.#post(request)
+    if (!res.ok) throw await this.#statusError(res)
+    await res.body?.cancel() // the answer repeats what the client already knows
+    const initialized = await this.#post({ jsonrpc: JSONRPC_VERSION, method: 'notifications/initialized' })
+    await initialized.body?.cancel()
+  }
+
+  /** fetch with a timeout until the response headers arrive, and abort on close. */
+  async #request(init: RequestInit): Promise<Response> {
+    const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs)
+    const headersIn = new AbortController()
+    const signal = AbortSignal.any([this.#closing.signal, headersIn.signal])
+    const onTimeout = () => headersIn.abort(new HttpTransportError('timeout', `no answer from ${this.#url.href} within ${this.#options.requestTimeoutMs} ms`))
+    timeout.addEventListener('abort', onTimeout, { once: true })
+    try {
+      return await this.#fetch(this.#url, { ...init, signal })
+    } catch (error) {
+      if (signal.aborted && signal.reason instanceof HttpTransportError) throw signal.reason
+      throw error
+    } finally {
+      timeout.removeEventListener('abort', onTimeout)
+    }
+  }
+
+  #headers(extra: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { ...this.#options.headers, ...extra }
+    if (this.#sessionId !== undefined) headers['Mcp-Session-Id'] = this.#sessionId
+    if (this.#protocolVersion !== undefined) headers['MCP-Protocol-Version'] = this.#protocolVersion
+    return headers
+  }
+
+  async #statusError(res: Response): Promise<HttpTransportError> {
+    const text = await res.text().catch(() => '')
+    return new HttpTransportError('http_status', `HTTP ${res.status} from ${this.#url.href}${text ? `: ${text.slice(0, 500)}` : ''}`, {
+      status: res.status,
+      wwwAuthenticate: res.headers.get('www-authenticate'),
+    })
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })
+}
