@@ -36,7 +36,7 @@ export class SessionTransport implements Transport {
    */
   readonly #tag: string
   /** Random per process serving the session: stream ids stay unique if another process takes over. */
-  readonly #instance = randomBytes(4).toString('hex')
+  readonly #instance: string
   readonly #standaloneId: string
   #nextStream = 1
   #closed = false
@@ -50,6 +50,7 @@ export class SessionTransport implements Transport {
     this.#options = options
     this.#tag = options.sessionId === undefined ? '' : `${createHash('sha256').update(options.sessionId).digest('hex').slice(0, 8)}.`
     this.#standaloneId = `${this.#tag}${STANDALONE_STREAM_ID}`
+    this.#instance = options.sessionId === undefined ? '' : randomBytes(4).toString('hex')
   }
 
   /** Whether `streamId` is one of this session's streams (live, finished, or primed only). */

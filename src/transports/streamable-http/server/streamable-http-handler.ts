@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
-import { JsonRpcError, classifyMessage, type RequestId } from '../../../jsonrpc/index.js'
+import { JsonRpcError, classifyMessage, type JsonRpcMessage, type RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
@@ -14,7 +14,9 @@ import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
 import { InMemorySessionStore, type SessionStore } from './session-store.js'
+import { OutboundStream } from './outbound-stream.js'
 import { SessionTransport } from './session-transport.js'
+import { SharedStatelessTransport } from './shared-stateless-transport.js'
 
 export interface StreamableHttpOptions {
   /** No sessions, no GET stream: every POST stands alone (the server is still built once). */
@@ -44,6 +46,12 @@ interface LiveSession {
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
 
 const ALLOW = 'GET, POST, DELETE'
+const NO_HEADERS: Record<string, string> = {}
+/**
+ * Requests that change state kept per session: in stateless mode they get a throwaway session of
+ * their own rather than touching the shared one.
+ */
+const SESSION_SCOPED_METHODS = new Set(['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
 
 /**
  * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
@@ -60,6 +68,8 @@ export class StreamableHttpHandler {
   readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins'>> & Pick<StreamableHttpOptions, 'allowedOrigins'>
   readonly #policy: OriginPolicy
   readonly #sessions = new Map<string, LiveSession>()
+  /** Stateless mode: one long-lived session per protocol version. */
+  readonly #shared = new Map<string, { session: ServerSession; transport: SharedStatelessTransport }>()
   readonly #sweep: NodeJS.Timeout | undefined
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
@@ -111,6 +121,8 @@ export class StreamableHttpHandler {
   /** End every session and stop the idle sweep. */
   async close(): Promise<void> {
     if (this.#sweep !== undefined) clearInterval(this.#sweep)
+    await Promise.all([...this.#shared.values()].map((shared) => shared.session.close()))
+    this.#shared.clear()
     await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
   }
 
@@ -125,7 +137,9 @@ export class StreamableHttpHandler {
     if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
     const requestIds: RequestId[] = []
     const cancelled: RequestId[] = []
+    const parsed: JsonRpcMessage[] = []
     let initialize = false
+    let sessionScoped = false
     for (const message of messages) {
       let classified
       try {
@@ -134,9 +148,11 @@ export class StreamableHttpHandler {
         const rpc = JsonRpcError.from(error)
         throw new HttpError(400, rpc.message, { rpcCode: rpc.code })
       }
+      parsed.push(classified.message)
       if (classified.kind === 'request') {
         requestIds.push(classified.message.id)
         if (classified.message.method === 'initialize') initialize = true
+        if (SESSION_SCOPED_METHODS.has(classified.message.method)) sessionScoped = true
       } else if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
         const requestId = classified.message.params?.requestId
         if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
@@ -147,7 +163,11 @@ export class StreamableHttpHandler {
     const extra: MessageExtra = { headers: req.headers }
     if (req.auth !== undefined) extra.authInfo = req.auth
 
-    if (this.#options.stateless) return this.#postStateless(res, body, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
+    if (this.#options.stateless) {
+      const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
+      if (sessionScoped) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
+      return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
+    }
 
     const sessionId = header(req.headers, 'mcp-session-id')
     let live: LiveSession
@@ -178,6 +198,53 @@ export class StreamableHttpHandler {
     }
     live.session.receive(body, extra)
     for (const id of cancelled) live.transport.cancelled(id)
+  }
+
+  /**
+   * Stateless requests that change nothing session-wide are served by one long-lived session per
+   * protocol version (ids remapped per request), so a stateless POST builds no session at all.
+   */
+  async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
+    if (batch && !allowsBatch(protocolVersion)) {
+      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
+    }
+    const shared = await this.#sharedSession(protocolVersion)
+    if (requestIds.length === 0) {
+      res.writeHead(202).end()
+      shared.session.receive(shared.transport.admit(undefined, messages).payload, extra)
+      return
+    }
+    const stream = new OutboundStream(res, requestIds, {
+      streamId: '',
+      sessionId: undefined,
+      eventStore: undefined,
+      keepAliveMs: this.#options.keepAliveMs,
+      retryMs: this.#options.retryMs,
+      prime: false,
+      headers: NO_HEADERS,
+      standalone: false,
+      batch,
+      preferJson: this.#options.preferJsonResponse,
+    })
+    const { payload, internalIds } = shared.transport.admit(stream, messages)
+    // a client that hangs up before its answer cancels the work done for it
+    res.once('close', () => {
+      if (!stream.finished) shared.transport.abandon(internalIds, extra)
+    })
+    shared.session.receive(batch ? payload : payload[0], extra)
+  }
+
+  async #sharedSession(protocolVersion: string): Promise<{ session: ServerSession; transport: SharedStatelessTransport }> {
+    let shared = this.#shared.get(protocolVersion)
+    if (shared === undefined) {
+      const session = this.#server.createSession({ strictLifecycle: false })
+      session.restore({ protocolVersion })
+      const transport = new SharedStatelessTransport()
+      shared = { session, transport }
+      this.#shared.set(protocolVersion, shared)
+      await session.connect(transport)
+    }
+    return shared
   }
 
   async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {

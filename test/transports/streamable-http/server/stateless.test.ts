@@ -71,7 +71,7 @@ describe('stateless mode', () => {
     expect(putResponse.headers.get('allow')).toBe('POST')
   })
 
-  it('serves every request from the one McpServer it was given, leaving no session behind', async () => {
+  it('serves every request from the one McpServer it was given, through one long-lived session per protocol version', async () => {
     const server = createDemoServer()
     const seen: number[] = []
     const { url } = await startHandler({ stateless: true, preferJsonResponse: true }, server)
@@ -83,20 +83,38 @@ describe('stateless mode', () => {
     for (let id = 1; id <= 3; id++) {
       const answer = (await (await post(url, callTool(id, 'count_sessions'), { version: '2025-11-25' })).json()) as { result: { content: Array<{ text: string }> } }
       expect(answer.result.content[0]!.text).toBe('1')
-      await vi.waitFor(() => expect(server.sessions.size).toBe(0))
     }
     expect(seen).toEqual([1, 1, 1])
+    await post(url, callTool(4, 'count_sessions'), { version: '2025-06-18' })
+    expect(seen.at(-1)).toBe(2)
+  })
+
+  it('keeps concurrent clients apart even when they use the same request id', async () => {
+    const { url } = await startHandler({ stateless: true, preferJsonResponse: true })
+    const answers = await Promise.all(
+      ['first', 'second', 'third'].map(async (text) => (await post(url, callTool(1, 'echo', { text }), { version: '2025-11-25' })).json()),
+    )
+    expect(answers).toEqual(['first', 'second', 'third'].map((text) => ({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })))
   })
 
   it('ends the work of a client that hangs up', async () => {
     const server = createDemoServer()
+    let aborted = false
+    server.registerTool({ name: 'wait_forever', description: 'waits until cancelled' }, (_args, context) =>
+      new Promise((_resolve, reject) => {
+        context.signal.addEventListener('abort', () => {
+          aborted = true
+          reject(context.signal.reason)
+        })
+      }),
+    )
     const { url } = await startHandler({ stateless: true }, server)
     const controller = new AbortController()
-    const response = await post(url, callTool(1, 'slow_count', { steps: 100, delayMs: 20 }, { progressToken: 1 }), { version: '2025-11-25', signal: controller.signal })
-    expect(server.sessions.size).toBe(1)
+    const response = await post(url, callTool(1, 'wait_forever'), { version: '2025-11-25', signal: controller.signal })
+    expect(aborted).toBe(false)
     controller.abort()
     await response.body?.cancel().catch(() => {})
-    await vi.waitFor(() => expect(server.sessions.size).toBe(0), { timeout: 1_000 })
+    await vi.waitFor(() => expect(aborted).toBe(true), { timeout: 1_000 })
   })
 
   it('answers ping without initialize', async () => {
