@@ -12,6 +12,7 @@ export function header(headers: IncomingHttpHeaders, name: string): string | und
 /** 415 unless the body is declared application/json. */
 export function requireJsonContentType(headers: IncomingHttpHeaders): void {
   const value = header(headers, 'content-type')
+  if (value === 'application/json') return // the common case, without a parse
   let type: string | undefined
   try {
     type = value === undefined ? undefined : parseContentType(value).type
@@ -23,7 +24,34 @@ export function requireJsonContentType(headers: IncomingHttpHeaders): void {
 
 /** 406 unless Accept lists every one of `types` (or a wildcard that covers them). */
 export function requireAccept(headers: IncomingHttpHeaders, types: readonly string[]): void {
-  const accept = (header(headers, 'accept') ?? '').toLowerCase()
+  const raw = header(headers, 'accept') ?? ''
+  // clients send the same few Accept values: remember the verdicts (bounded)
+  const key = `${types.join(',')}|${raw}`
+  const known = acceptVerdicts.get(key)
+  if (known === true) return
+  if (known === undefined) {
+    try {
+      checkAccept(raw, types)
+    } catch (error) {
+      remember(key, false)
+      throw error
+    }
+    remember(key, true)
+    return
+  }
+  checkAccept(raw, types)
+}
+
+const acceptVerdicts = new Map<string, boolean>()
+const MAX_REMEMBERED_ACCEPT = 64
+
+function remember(key: string, verdict: boolean): void {
+  if (acceptVerdicts.size >= MAX_REMEMBERED_ACCEPT) acceptVerdicts.clear()
+  acceptVerdicts.set(key, verdict)
+}
+
+function checkAccept(raw: string, types: readonly string[]): void {
+  const accept = raw.toLowerCase()
   const listed = accept.split(',').map((part) => part.split(';')[0]!.trim())
   const covers = (type: string) => listed.includes(type) || listed.includes('*/*') || listed.includes(`${type.split('/')[0]}/*`)
   const missing = types.filter((type) => !covers(type))

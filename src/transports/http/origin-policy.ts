@@ -21,6 +21,7 @@ export function isLoopbackHost(host: string): boolean {
 export class OriginPolicy {
   readonly #hosts: ReadonlySet<string>
   readonly #origins: ReadonlySet<string> | undefined
+  readonly #verdicts = new Map<string, boolean>()
 
   constructor(options: OriginPolicyOptions) {
     this.#hosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()))
@@ -36,6 +37,16 @@ export class OriginPolicy {
 
   #hostAllowed(hostWithPort: string): boolean {
     if (this.#hosts.has(hostWithPort)) return true
+    const known = this.#verdicts.get(hostWithPort)
+    if (known !== undefined) return known
+    const verdict = this.#hostNameAllowed(hostWithPort)
+    // the same few Host values arrive again and again: remember the verdicts (bounded)
+    if (this.#verdicts.size >= 256) this.#verdicts.clear()
+    this.#verdicts.set(hostWithPort, verdict)
+    return verdict
+  }
+
+  #hostNameAllowed(hostWithPort: string): boolean {
     const name = hostWithPort.startsWith('[') ? hostWithPort.slice(0, hostWithPort.indexOf(']') + 1) : hostWithPort.split(':')[0]!
     return this.#hosts.has(name)
   }

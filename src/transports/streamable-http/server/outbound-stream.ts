@@ -18,6 +18,8 @@ export interface OutboundStreamOptions {
   standalone?: boolean
 }
 
+const RESOLVED: Promise<void> = Promise.resolve()
+
 const isResponse = (message: JsonRpcMessage): message is Extract<JsonRpcMessage, { id: unknown }> & ({ result: unknown } | { error: unknown }) =>
   'result' in message || 'error' in message
 
@@ -38,7 +40,9 @@ export class OutboundStream {
   #res: ServerResponse | undefined
   #writer: SseWriter | undefined
   #mode: 'pending' | 'json' | 'sse'
-  #tail: Promise<void> = Promise.resolve()
+  #tail: Promise<void> = RESOLVED
+  /** Writes waiting in #tail; while any wait, new ones queue behind them to keep the order. */
+  #queued = 0
   #finished = false
   /** Called once when a POST's stream has delivered every response it owed. */
   onfinished?: () => void
@@ -67,7 +71,18 @@ export class OutboundStream {
 
   /** Queue a message; writes keep their order even when the event store is asynchronous. */
   write(message: JsonRpcMessage): Promise<void> {
-    this.#tail = this.#tail.then(() => this.#write(message))
+    // the common case, answered at once: a response collected for a JSON answer, nothing queued
+    if (this.#queued === 0 && !this.#finished && this.#preferJson && this.#mode !== 'sse' && isResponse(message)) {
+      this.#mode = 'json'
+      this.#owed.delete(message.id as RequestId)
+      this.#collected.push(message)
+      if (this.#owed.size === 0) this.#sendJson()
+      return RESOLVED
+    }
+    this.#queued++
+    this.#tail = this.#tail.then(() => this.#write(message)).finally(() => {
+      this.#queued--
+    })
     return this.#tail
   }
 
