@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http'
  */
 export class SseWriter {
   readonly #res: ServerResponse
-  readonly #keepAlive: NodeJS.Timeout | undefined
+  readonly #keepAliveMs: number
   #closed = false
   onclose?: () => void
 
@@ -27,11 +27,14 @@ export class SseWriter {
       'X-Accel-Buffering': 'no',
     })
     if (options.flush === true) res.flushHeaders()
-    if (options.keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => this.#write(': keep-alive\n\n'), options.keepAliveMs)
-      this.#keepAlive.unref()
-    }
+    this.#keepAliveMs = options.keepAliveMs
+    if (options.keepAliveMs > 0) keepAliveGroup(options.keepAliveMs).add(this)
     res.on('close', () => this.#finish())
+  }
+
+  /** A comment line that keeps proxies from closing an idle stream. */
+  keepAlive(): void {
+    this.#write(': keep-alive\n\n')
   }
 
   get closed(): boolean {
@@ -70,7 +73,26 @@ export class SseWriter {
   #finish(): void {
     if (this.#closed) return
     this.#closed = true
-    if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive)
+    if (this.#keepAliveMs > 0) keepAliveGroup(this.#keepAliveMs).delete(this)
     this.onclose?.()
   }
+}
+
+/**
+ * Open streams grouped by keep-alive interval, each group ticked by one timer: a stream per POST
+ * must not cost a timer of its own. A stream's first comment comes within one interval.
+ */
+const keepAliveGroups = new Map<number, Set<SseWriter>>()
+
+function keepAliveGroup(ms: number): Set<SseWriter> {
+  let group = keepAliveGroups.get(ms)
+  if (group === undefined) {
+    const writers = new Set<SseWriter>()
+    group = writers
+    keepAliveGroups.set(ms, writers)
+    setInterval(() => {
+      for (const writer of writers) writer.keepAlive()
+    }, ms).unref()
+  }
+  return group
 }

@@ -71,20 +71,24 @@ export class OutboundStream {
 
   /** Queue a message; writes keep their order even when the event store is asynchronous. */
   write(message: JsonRpcMessage): Promise<void> {
-    // the common case, answered at once: a response collected for a JSON answer, nothing queued
-    if (this.#queued === 0 && !this.#finished && this.#preferJson && this.#mode !== 'sse' && isResponse(message)) {
-      this.#mode = 'json'
-      this.#owed.delete(message.id as RequestId)
-      this.#collected.push(message)
-      if (this.#owed.size === 0) this.#sendJson()
-      return RESOLVED
+    // nothing queued: write now, synchronously when the event store answers synchronously
+    if (this.#queued === 0) {
+      const pending = this.#write(message)
+      if (pending === undefined) return RESOLVED
+      return this.#enqueue(pending)
     }
+    return this.#enqueue(this.#tail.then(() => this.#write(message)))
+  }
+
+  /** Keep later writes behind `work`, so events keep their order with an asynchronous store. */
+  #enqueue(work: Promise<void>): Promise<void> {
     this.#queued++
-    this.#tail = this.#tail.then(() => this.#write(message)).finally(() => {
+    this.#tail = work.finally(() => {
       this.#queued--
     })
     return this.#tail
   }
+
 
   /** A client resumed this stream (GET with Last-Event-ID): replay what it missed, then go on here. */
   attach(res: ServerResponse, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
@@ -100,13 +104,14 @@ export class OutboundStream {
    * stream once nothing else is owed (with the responses collected so far, in JSON mode).
    */
   release(id: RequestId): Promise<void> {
-    this.#tail = this.#tail.then(() => {
-      if (this.#finished || !this.#owed.delete(id) || this.#owed.size > 0) return
-      if (this.#mode === 'json') return this.#sendJson()
-      if (this.#mode === 'pending') this.#startSse()
-      this.#finish()
-    })
-    return this.#tail
+    return this.#enqueue(
+      this.#tail.then(() => {
+        if (this.#finished || !this.#owed.delete(id) || this.#owed.size > 0) return
+        if (this.#mode === 'json') return this.#sendJson()
+        if (this.#mode === 'pending') this.#startSse()
+        this.#finish()
+      }),
+    )
   }
 
   /** End the stream (session closing). */
@@ -125,8 +130,9 @@ export class OutboundStream {
     return this.#options.standalone === true
   }
 
-  async #write(message: JsonRpcMessage): Promise<void> {
-    if (this.#finished) return
+  /** Returns a promise only when it had to wait for the event store. */
+  #write(message: JsonRpcMessage): Promise<void> | undefined {
+    if (this.#finished) return undefined
     if (isResponse(message)) this.#owed.delete(message.id as RequestId)
     if (this.#mode === 'pending') {
       if (this.#preferJson && isResponse(message)) this.#mode = 'json'
@@ -136,22 +142,45 @@ export class OutboundStream {
       if (isResponse(message)) {
         this.#collected.push(message)
         if (this.#owed.size === 0) this.#sendJson()
-        return
+        return undefined
       }
       // something other than a response before the last one: switch to SSE, keep the order
       this.#startSse()
-      for (const earlier of this.#collected.splice(0)) await this.#event(earlier)
+      const earlier = this.#collected.splice(0)
+      return (async () => {
+        for (const collected of earlier) await this.#event(collected)
+        await this.#event(message)
+        this.#afterEvent()
+      })()
     }
-    await this.#event(message)
+    const stored = this.#event(message)
+    if (stored !== undefined) return stored.then(() => this.#afterEvent())
+    this.#afterEvent()
+    return undefined
+  }
+
+  #afterEvent(): void {
     if (this.#owed.size === 0 && !this.#isStandalone) this.#finish()
   }
 
-  async #event(message: JsonRpcMessage): Promise<void> {
+  /** Store (when resumable) and send one event; a promise only for an asynchronous store. */
+  #event(message: JsonRpcMessage): Promise<void> | undefined {
     const { eventStore, sessionId } = this.#options
-    const id = eventStore !== undefined && sessionId !== undefined ? await eventStore.append(sessionId, this.streamId, message) : undefined
+    if (eventStore === undefined || sessionId === undefined) {
+      if (this.connected) this.#writer!.event(JSON.stringify(message))
+      return undefined
+    }
+    const id = eventStore.append(sessionId, this.streamId, message)
     // a client that went away can resume from the store; nothing to write now
-    if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+    if (typeof id === 'string') {
+      if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+      return undefined
+    }
+    return id.then((stored) => {
+      if (this.connected) this.#writer!.event(JSON.stringify(message), stored)
+    })
   }
+
 
   #startSse(prime = this.#options.prime, flush = this.#isStandalone): void {
     this.#mode = 'sse'
