@@ -11,11 +11,11 @@ export class SseWriter {
   #closed = false
   onclose?: () => void
 
-  #corked = false
+  #pending = ''
 
   /**
    * `flush: true` sends the headers at once (a GET stream that may stay quiet); otherwise they go
-   * with the first event. Writes made in one tick are coalesced into one socket write.
+   * with the first event. Writes made in one tick go out as one socket write.
    */
   constructor(res: ServerResponse, options: { keepAliveMs: number; headers?: Record<string, string>; flush?: boolean }) {
     this.#res = res
@@ -52,23 +52,28 @@ export class SseWriter {
   }
 
   end(): void {
-    if (!this.#res.writableEnded) this.#res.end()
+    if (!this.#res.writableEnded) {
+      const rest = this.#pending
+      this.#pending = ''
+      this.#res.end(rest === '' ? undefined : rest)
+    }
     this.#finish()
   }
 
   #write(text: string): void {
-    const res = this.#res
-    if (this.#closed || res.writableEnded) return
-    if (!this.#corked) {
-      this.#corked = true
-      res.cork()
-      process.nextTick(() => {
-        this.#corked = false
-        res.uncork()
-      })
-    }
-    res.write(text)
+    if (this.#closed || this.#res.writableEnded) return
+    // coalesce what one tick writes into one socket write (our own buffer: corking an
+    // OutgoingMessage across ticks loses data on Node 22)
+    if (this.#pending === '') process.nextTick(this.#flush)
+    this.#pending += text
   }
+
+  readonly #flush = (): void => {
+    const text = this.#pending
+    this.#pending = ''
+    if (text !== '' && !this.#res.writableEnded && !this.#res.destroyed) this.#res.write(text)
+  }
+
 
   #finish(): void {
     if (this.#closed) return
