@@ -1,12 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../config/defaults.js'
-import { JsonRpcError, classifyMessage, type RequestId } from '../../jsonrpc/index.js'
-import type { AuthInfo } from '../../protocol/context.js'
-import type { MessageExtra } from '../../protocol/transport.js'
 import type { McpServer } from '../../server/mcp-server.js'
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, allowsBatch } from '../../schema/versions.js'
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../schema/versions.js'
 import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
 import { HttpError } from '../http/http-error.js'
+import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../http/json-rpc-body.js'
 import { OriginPolicy } from '../http/origin-policy.js'
 import { readJsonBody } from '../http/read-json-body.js'
 import { sendHttpError } from '../http/send-http-error.js'
@@ -47,30 +45,14 @@ export class StatelessJsonHandler {
       requireJsonContentType(req.headers)
       const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
-      const batch = Array.isArray(body)
-      const messages: unknown[] = batch ? body : [body]
-      if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
-      if (batch && !allowsBatch(protocolVersion)) {
-        throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
-      }
-      const owed: RequestId[] = []
-      for (const message of messages) {
-        try {
-          const classified = classifyMessage(message)
-          if (classified.kind === 'request') owed.push(classified.message.id)
-        } catch (error) {
-          const rpc = JsonRpcError.from(error)
-          throw new HttpError(400, rpc.message, { rpcCode: rpc.code })
-        }
-      }
+      const { batch, requestIds: owed } = classifyBody(body)
+      refuseBatchUnlessAllowed(batch, protocolVersion)
 
       const session = this.#server.createSession({ strictLifecycle: false })
       session.restore({ protocolVersion })
       const transport = new JsonExchangeTransport(res, owed, batch)
       await session.connect(transport)
-      const extra: MessageExtra = { headers: req.headers }
-      const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth
-      if (auth !== undefined) extra.authInfo = auth
+      const extra = requestExtra(req)
       if (owed.length === 0) {
         res.writeHead(202).end()
         session.receive(body, extra)

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
-import type { AuthInfo } from '../../../protocol/context.js'
-import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
 import { header, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../http/http-error.js'
+import { requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
@@ -79,9 +78,7 @@ export class LegacySseHandler {
       const transport = this.#sessions.get(sessionId)
       if (transport === undefined) throw new HttpError(404, 'Not Found: unknown or ended session')
       const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
-      const extra: MessageExtra = { headers: req.headers }
-      const auth = (req as IncomingMessage & { auth?: AuthInfo }).auth
-      if (auth !== undefined) extra.authInfo = auth
+      const extra = requestExtra(req)
       res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted')
       transport.deliver(body, extra)
     } catch (error) {

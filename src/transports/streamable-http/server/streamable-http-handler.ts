@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
-import { JsonRpcError, classifyMessage, type JsonRpcMessage, type RequestId } from '../../../jsonrpc/index.js'
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
 import type { ServerSession } from '../../../server/server-session.js'
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, allowsBatch } from '../../../schema/versions.js'
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../http/http-error.js'
+import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
@@ -132,36 +133,23 @@ export class StreamableHttpHandler {
     const versionHeader = readProtocolVersionHeader(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
 
-    const batch = Array.isArray(body)
-    const messages: unknown[] = batch ? body : [body]
-    if (messages.length === 0) throw new HttpError(400, 'Invalid Request: empty batch', { rpcCode: -32600 })
-    const requestIds: RequestId[] = []
+    const { batch, messages: parsed, requestIds } = classifyBody(body)
     const cancelled: RequestId[] = []
-    const parsed: JsonRpcMessage[] = []
     let initialize = false
     let sessionScoped = false
-    for (const message of messages) {
-      let classified
-      try {
-        classified = classifyMessage(message)
-      } catch (error) {
-        const rpc = JsonRpcError.from(error)
-        throw new HttpError(400, rpc.message, { rpcCode: rpc.code })
-      }
-      parsed.push(classified.message)
-      if (classified.kind === 'request') {
-        requestIds.push(classified.message.id)
-        if (classified.message.method === 'initialize') initialize = true
-        if (SESSION_SCOPED_METHODS.has(classified.message.method)) sessionScoped = true
-      } else if (classified.kind === 'notification' && classified.message.method === 'notifications/cancelled') {
-        const requestId = classified.message.params?.requestId
+    for (const message of parsed) {
+      if (!('method' in message)) continue
+      if ('id' in message) {
+        if (message.method === 'initialize') initialize = true
+        if (SESSION_SCOPED_METHODS.has(message.method)) sessionScoped = true
+      } else if (message.method === 'notifications/cancelled') {
+        const requestId = message.params?.requestId
         if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
       }
     }
     if (initialize && batch) throw new HttpError(400, 'Invalid Request: initialize must not be part of a batch', { rpcCode: -32600 })
 
-    const extra: MessageExtra = { headers: req.headers }
-    if (req.auth !== undefined) extra.authInfo = req.auth
+    const extra = requestExtra(req)
 
     if (this.#options.stateless) {
       const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
@@ -179,9 +167,7 @@ export class StreamableHttpHandler {
       live = await this.#find(sessionId)
     }
     live.lastSeen = Date.now()
-    if (batch && !allowsBatch(live.session.protocolVersion)) {
-      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${live.session.protocolVersion}`, { rpcCode: -32600 })
-    }
+    refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
     if (requestIds.length === 0) {
       res.writeHead(202).end()
       live.session.receive(body, extra)
@@ -205,9 +191,7 @@ export class StreamableHttpHandler {
    * protocol version (ids remapped per request), so a stateless POST builds no session at all.
    */
   async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    if (batch && !allowsBatch(protocolVersion)) {
-      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
-    }
+    refuseBatchUnlessAllowed(batch, protocolVersion)
     const shared = await this.#sharedSession(protocolVersion)
     if (requestIds.length === 0) {
       res.writeHead(202).end()
@@ -248,9 +232,7 @@ export class StreamableHttpHandler {
   }
 
   async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    if (batch && !allowsBatch(protocolVersion)) {
-      throw new HttpError(400, `Invalid Request: JSON-RPC batches are not supported in protocol version ${protocolVersion}`, { rpcCode: -32600 })
-    }
+    refuseBatchUnlessAllowed(batch, protocolVersion)
     const session = this.#server.createSession({ strictLifecycle: false })
     session.restore({ protocolVersion })
     const transport = new SessionTransport({ ...this.#transportOptions(undefined), prime: () => false })
