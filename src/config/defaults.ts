@@ -96,6 +96,13 @@ export const defaults = {
     /** Reconnection attempts in a row before a stream is given up (reported via onerror). */
     reconnectMaxRetries: 5,
   },
+  httpChecks: {
+    /**
+     * Distinct Accept / Host header values whose verdicts are remembered (the same few values
+     * arrive on every request); past it the memory is cleared, so odd values cannot grow it.
+     */
+    rememberedVerdicts: 256,
+  },
   legacySse: {
     /** Path of the 2024-11-05 HTTP+SSE stream (GET). */
     ssePath: '/sse',

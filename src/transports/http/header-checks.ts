@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseContentType } from 'content-type'
 import { isSupportedProtocolVersion } from '../../schema/versions.js'
@@ -43,10 +44,9 @@ export function requireAccept(headers: IncomingHttpHeaders, types: readonly stri
 }
 
 const acceptVerdicts = new Map<string, boolean>()
-const MAX_REMEMBERED_ACCEPT = 64
 
 function remember(key: string, verdict: boolean): void {
-  if (acceptVerdicts.size >= MAX_REMEMBERED_ACCEPT) acceptVerdicts.clear()
+  if (acceptVerdicts.size >= defaults.httpChecks.rememberedVerdicts) acceptVerdicts.clear()
   acceptVerdicts.set(key, verdict)
 }
 

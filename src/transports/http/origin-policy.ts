@@ -1,3 +1,4 @@
+import { defaults } from '../../config/defaults.js'
 import { HttpError } from './http-error.js'
 
 /**
@@ -41,7 +42,7 @@ export class OriginPolicy {
     if (known !== undefined) return known
     const verdict = this.#hostNameAllowed(hostWithPort)
     // the same few Host values arrive again and again: remember the verdicts (bounded)
-    if (this.#verdicts.size >= 256) this.#verdicts.clear()
+    if (this.#verdicts.size >= defaults.httpChecks.rememberedVerdicts) this.#verdicts.clear()
     this.#verdicts.set(hostWithPort, verdict)
     return verdict
   }
