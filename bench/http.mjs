@@ -1,158 +1,223 @@
 // HTTP benchmark: tools/call throughput and p50/p99 at concurrency 1, 10, 64 for a bare node:http
 // ceiling, the official SDK (stateless JSON; stateful SSE) and ours (stateless; stateful), in one
 // run, with wrk. Server pinned to core 1, wrk to core 0. Loopback only, bounded in time.
-// Usage: npm run bench:http [-- --seconds 5 --no-write]
-import { execFileSync, spawn } from 'node:child_process'
+// Usage: npm run bench:http [-- --seconds 5 --no-write --only a,b,d]
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, 'no-write': { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '5' }, 'no-write': { type: 'boolean' }, only: { type: 'string' } },
+})
 const SECONDS = Number(values.seconds)
+if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
 const CONCURRENCY = [1, 10, 64]
+const WARMUP = { connections: 10, seconds: 2 }
+const START_TIMEOUT_MS = 10_000
+const FETCH_TIMEOUT_MS = 5_000
+const PROTOCOL_VERSION = '2025-11-25'
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const CLI = here('../dist/cli/main.js')
 const LUA = here('./wrk/tools-call.lua')
 
-function has(command, args) {
-  try {
-    execFileSync(command, args, { stdio: 'ignore' })
-    return true
-  } catch {
-    return false
-  }
-}
-if (!has('wrk', ['--version']) && !has('sh', ['-c', 'command -v wrk'])) {
-  console.error('wrk is not installed: apt-get install -y wrk')
+if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error) {
+  console.error('bench:http needs wrk, which is not installed. Install it, then re-run:\n  Debian/Ubuntu: sudo apt-get install -y wrk\n  macOS: brew install wrk')
   process.exit(2)
 }
-const pin = has('taskset', ['-c', '0', 'true'])
+// Server on core 1, wrk on core 0: the steadiest figures on the 2-core development machine.
+const pin = !spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).error
+const pinned = (core, command, args) => (pin ? ['taskset', ['-c', core, command, ...args]] : [command, args])
 
-const servers = [
-  { key: 'a', label: '(a) bare node:http ceiling', args: [here('./fixtures/http-ceiling.mjs')], path: '/mcp', stateful: false },
-  { key: 'b', label: '(b) official SDK, stateless JSON', args: [here('./fixtures/sdk-http-stateless.mjs')], path: '/mcp', stateful: false },
-  { key: 'c', label: '(c) mcp-auth, stateless JSON', args: [CLI, 'demo-server', '--port', '0', '--stateless', '--json'], path: '/mcp', stateful: false },
-  { key: 'd', label: '(d) official SDK, stateful, SSE answers', args: [here('./fixtures/sdk-http-stateful.mjs')], path: '/mcp', stateful: true },
-  { key: 'e', label: '(e) mcp-auth, stateful, SSE answers', args: [CLI, 'demo-server', '--port', '0'], path: '/mcp', stateful: true },
+const ours = (...flags) => ({ args: [CLI, 'demo-server', '--port', '0', '--host', '127.0.0.1', ...flags], needs: CLI })
+const allServers = [
+  { key: 'a', label: '(a) bare node:http ceiling', args: [here('./fixtures/http-ceiling.mjs')], stateful: false },
+  { key: 'b', label: '(b) official SDK, stateless JSON', args: [here('./fixtures/sdk-http-stateless.mjs')], stateful: false },
+  { key: 'c', label: '(c) mcp-auth, stateless JSON', ...ours('--stateless', '--json'), stateful: false },
+  { key: 'd', label: '(d) official SDK, stateful, SSE answers', args: [here('./fixtures/sdk-http-stateful.mjs')], stateful: true },
+  { key: 'e', label: '(e) mcp-auth, stateful, SSE answers', ...ours(), stateful: true },
 ]
+const only = values.only?.split(',').map((key) => key.trim())
+const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
+// A partial run must not replace the full table in docs/performance.md.
+const write = !values['no-write'] && !only
 
 const children = new Set()
-const killAll = () => {
-  for (const child of children) child.kill('SIGKILL')
+function track(child) {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
 }
-process.on('exit', killAll)
-process.on('SIGINT', () => process.exit(130))
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130))
 
 function start(server) {
   return new Promise((resolve, reject) => {
-    const [command, args] = pin ? ['taskset', ['-c', '1', process.execPath, ...server.args]] : [process.execPath, server.args]
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] })
-    children.add(child)
-    const timer = setTimeout(() => reject(new Error(`${server.label} did not start`)), 10_000)
+    const child = track(spawn(...pinned('1', process.execPath, server.args), { stdio: ['ignore', 'pipe', 'inherit'] }))
+    const fail = (error) => {
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(error)
+    }
+    const timer = setTimeout(() => fail(new Error(`did not print "listening on <url>" within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
     let out = ''
+    child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk) => {
       out += chunk
       const match = /listening on (\S+)/.exec(out)
-      if (match) {
-        clearTimeout(timer)
-        resolve({ child, url: `${match[1]}${server.path}` })
-      }
+      if (!match) return
+      clearTimeout(timer)
+      child.stdout.resume()
+      resolve({ child, url: new URL('/mcp', match[1]).href })
     })
-    child.once('exit', (code) => reject(new Error(`${server.label} exited with ${code}`)))
+    child.once('error', fail)
+    child.once('exit', (code, signal) => fail(new Error(`exited (${signal ?? code}) before listening`)))
   })
 }
 
-const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-11-25' }
+const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+const post = (url, headers, message) =>
+  fetch(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(message), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
 
 async function openSession(url) {
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }),
+  const init = await post(url, {}, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
   })
+  const text = await init.text()
   const sessionId = init.headers.get('mcp-session-id')
-  await init.text()
-  if (!sessionId) throw new Error(`no Mcp-Session-Id from ${url}`)
-  const initialized = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'Mcp-Session-Id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  if (!init.ok || !sessionId) throw new Error(`initialize answered ${init.status} without Mcp-Session-Id: ${text.slice(0, 200)}`)
+  const headers = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION }
+  const initialized = await post(url, headers, { jsonrpc: '2.0', method: 'notifications/initialized' })
   await initialized.text()
+  if (!initialized.ok) throw new Error(`notifications/initialized answered ${initialized.status}`)
   return sessionId
 }
 
+// One real call, the same one wrk sends, so a misconfigured server fails loudly instead of being
+// measured. The text check works for JSON bodies and SSE streams alike; the ceiling's fixed answer
+// says "hi" too.
 async function verify(url, sessionId) {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: sessionId ? { ...HEADERS, 'Mcp-Session-Id': sessionId } : HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }),
-  })
+  const headers = sessionId ? { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION } : {}
+  const res = await post(url, headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } })
   const text = await res.text()
-  if (res.status !== 200 || !text.includes('"text":"hi"')) throw new Error(`a tools/call to ${url} answered ${res.status}: ${text.slice(0, 200)}`)
+  if (res.status !== 200 || !text.includes('"text":"hi"')) throw new Error(`tools/call check answered ${res.status}: ${text.slice(0, 200)}`)
 }
 
 function wrk(url, connections, seconds, sessionId) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', LUA, url]
-  const [command, fullArgs] = pin ? ['taskset', ['-c', '0', 'wrk', ...args]] : ['wrk', args]
-  const out = execFileSync(command, fullArgs, { env: { ...process.env, MCP_SESSION_ID: sessionId ?? '' }, encoding: 'utf8', timeout: (seconds + 30) * 1000 })
-  const m = /RESULT requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) non200=(\d+) socket_errors=(\d+)/.exec(out)
-  if (!m) throw new Error(`could not read wrk output:\n${out}`)
-  const [requests, duration, p50, p99, non200, errors] = m.slice(1).map(Number)
-  return { rps: requests / (duration / 1e6), p50: p50 / 1000, p99: p99 / 1000, non200, errors }
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(...pinned('0', 'wrk', args), { env: { ...process.env, MCP_SESSION_ID: sessionId ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] }))
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 15) * 1000)
+    child.once('error', reject)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const m = /RESULT requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) non2xx=(\d+) socket_errors=(\d+)/.exec(out)
+      if (!m) return reject(new Error(`wrk ended (${signal ?? code}) without a result:\n${out}`))
+      const [requests, duration, p50, p99, non2xx, socketErrors] = m.slice(1).map(Number)
+      // Only 2xx answers count as throughput; failures are reported beside it.
+      resolve({ rps: (requests - non2xx) / (duration / 1e6), p50: p50 / 1000, p99: p99 / 1000, failed: non2xx + socketErrors, non2xx, socketErrors })
+    })
+  })
 }
 
-const started = Date.now()
-const results = {}
-for (const server of servers) {
+async function measure(server) {
+  if (server.needs && !existsSync(server.needs)) throw new Error('dist/cli/main.js not built (npm run build)')
   const { child, url } = await start(server)
   try {
     const sessionId = server.stateful ? await openSession(url) : undefined
     await verify(url, sessionId)
-    wrk(url, 10, 2, sessionId) // warm-up
-    results[server.key] = {}
+    await wrk(url, WARMUP.connections, WARMUP.seconds, sessionId)
+    const byConcurrency = {}
     for (const c of CONCURRENCY) {
-      results[server.key][c] = wrk(url, c, SECONDS, sessionId)
-      const r = results[server.key][c]
-      console.error(`${server.label} c=${c}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${r.non200 || r.errors ? `, ${r.non200} non-200, ${r.errors} socket errors` : ''}`)
+      const r = (byConcurrency[c] = await wrk(url, c, SECONDS, sessionId))
+      const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
+      console.error(`${server.label} c=${c}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failures}`)
     }
+    return byConcurrency
   } finally {
     child.kill('SIGKILL')
-    children.delete(child)
   }
 }
 
-const rows = ['| server | c | req/s | p50 ms | p99 ms | non-200 |', '| --- | ---: | ---: | ---: | ---: | ---: |']
+const started = Date.now()
+const results = {}
+const unavailable = {}
 for (const server of servers) {
-  for (const c of CONCURRENCY) {
-    const r = results[server.key][c]
-    rows.push(`| ${server.label} | ${c} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.non200 + r.errors} |`)
+  try {
+    results[server.key] = await measure(server)
+  } catch (error) {
+    unavailable[server.key] = error.message.split('\n')[0]
+    console.error(`${server.label}: unavailable: ${error.message}`)
   }
 }
-const ratio = (x, y, c) => results[x][c].rps / results[y][c].rps
+
+const rows = ['| server | c | req/s (2xx) | p50 ms | p99 ms | non-2xx + socket errors |', '| --- | ---: | ---: | ---: | ---: | ---: |']
+for (const server of servers) {
+  if (unavailable[server.key]) {
+    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | |`)
+    continue
+  }
+  for (const c of CONCURRENCY) {
+    const r = results[server.key][c]
+    rows.push(`| ${server.label} | ${c} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.failed ? `**${r.failed}**` : 0} |`)
+  }
+}
+const ratio = (x, y, c) => (results[x] && results[y] ? results[x][c].rps / results[y][c].rps : undefined)
+const goal = (label, x, y, target, show) => {
+  const cells = CONCURRENCY.map((c) => {
+    const value = ratio(x, y, c)
+    if (value === undefined) return 'n/a'
+    return `${show(value)} ${value >= target ? 'met' : '**not met**'}`
+  })
+  return `| ${label} | ${cells.join(' | ')} |`
+}
+const percent = (value) => `${(value * 100).toFixed(0)}%`
+const times = (value) => `${value.toFixed(2)}×`
 const goals = [
   '| goal | c=1 | c=10 | c=64 |',
   '| --- | ---: | ---: | ---: |',
-  `| (c) / (a): ours stateless vs ceiling, goal ≥ 50% | ${CONCURRENCY.map((c) => `${(ratio('c', 'a', c) * 100).toFixed(0)}%`).join(' | ')} |`,
-  `| (e) / (d): ours stateful vs SDK stateful, goal ≥ 3× | ${CONCURRENCY.map((c) => `${ratio('e', 'd', c).toFixed(2)}×`).join(' | ')} |`,
-  `| (c) / (b): ours stateless vs SDK stateless | ${CONCURRENCY.map((c) => `${ratio('c', 'b', c).toFixed(2)}×`).join(' | ')} |`,
+  goal('(c) / (a): ours stateless vs ceiling, goal ≥ 50%', 'c', 'a', 0.5, percent),
+  goal('(e) / (d): ours stateful vs SDK stateful, goal ≥ 3×', 'e', 'd', 3, times),
+  `| (c) / (b): ours stateless vs SDK stateless (no goal) | ${CONCURRENCY.map((c) => (ratio('c', 'b', c) === undefined ? 'n/a' : times(ratio('c', 'b', c)))).join(' | ')} |`,
 ].join('\n')
 const table = rows.join('\n')
+const failedRuns = Object.values(results).some((byC) => Object.values(byC).some((r) => r.failed > 0))
+const warnings = [
+  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
+  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).map((key) => `(${key})`).join(', ')}; see the table.**` : '',
+].filter(Boolean)
+
 console.log(table)
 console.log()
 console.log(goals)
-console.error(`total ${((Date.now() - started) / 1000).toFixed(0)} s`)
-const flagged = Object.values(results).some((byC) => Object.values(byC).some((r) => r.non200 + r.errors > 0))
-if (!values['no-write']) {
+for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
+console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+
+if (write) {
   await writeSection(
     'http',
     `## HTTP: tools/call throughput and latency
 
 Command: \`npm run bench:http\` (builds, then \`node bench/http.mjs --seconds ${SECONDS}\`; needs Debian's \`wrk\`).
-Each server is started fresh, checked with one real tools/call, warmed up for 2 s, then loaded by
-\`wrk -t1 -c<N> -d${SECONDS}s\` with \`bench/wrk/tools-call.lua\` (echo tool, JSON-RPC id varies per
-request). Stateful servers get one session opened first; every request carries its
-Mcp-Session-Id. ${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
-${machineLine()}.${flagged ? '\n\n**Some requests failed (non-200 or socket errors): see the table.**' : ''}
+Each server is started fresh on 127.0.0.1, checked with one real tools/call, warmed up for
+${WARMUP.seconds} s at c=${WARMUP.connections}, then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/tools-call.lua\`
+(echo tool, JSON-RPC id varies per request). Stateful servers get one session opened first;
+every request carries its Mcp-Session-Id. req/s counts 2xx answers only.
+${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
 
 ${table}
 
 ${goals}`,
   )
 }
+if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1
