@@ -113,6 +113,130 @@ export const defaults = {
     /** Path of the stateless JSON-only endpoint (POST only, application/json only, no sessions). */
     path: '/rest',
   },
+  storage: {
+    /** Directory for embedded storage, signing keys and secrets (created 0700; files 0600). */
+    dataDir: './data',
+    /** File name of the lowdb database inside the data directory. */
+    dbFile: 'mcp-auth.json',
+    /**
+     * How often (ms) expired records are swept from the embedded store, so the file does not grow
+     * without bound. Expiry is also checked on every read.
+     */
+    sweepIntervalMs: 10 * 60_000,
+  },
+  authServer: {
+    /**
+     * Issuer of the standalone authorization server when none is configured (development only:
+     * HTTPS is required for any issuer that is not a loopback host).
+     */
+    issuer: 'http://localhost:4000',
+    /**
+     * Scopes every MCP resource offers unless configured otherwise. `offline_access` is always
+     * accepted (refresh tokens, see `refreshTokens`).
+     */
+    resourceScopes: ['mcp'],
+    /** Scopes the server knows besides resource scopes (OIDC ones for clients that ask for them). */
+    oidcScopes: ['openid', 'profile', 'email', 'offline_access'],
+    /** Signing algorithm of JWT access tokens (RFC 9068) and the key type generated for it. */
+    accessTokenAlg: 'ES256',
+    /** Lifetimes in seconds. */
+    ttl: {
+      /** JWT access tokens: short, since a resource server cannot revoke a JWT before it expires. */
+      accessToken: 60 * 60,
+      /** Authorization codes: single use, redeemed within seconds by real clients. */
+      authorizationCode: 60,
+      /** Client credentials tokens. */
+      clientCredentials: 10 * 60,
+      /** Refresh tokens (each rotation issues a new one with a fresh lifetime). 14 days. */
+      refreshToken: 14 * 24 * 60 * 60,
+      /** A grant (a user's consent to a client) lives as long as the longest refresh chain. 30 days. */
+      grant: 30 * 24 * 60 * 60,
+      /** The login/consent interaction, from redirect to decision. */
+      interaction: 10 * 60,
+      /** The browser session at the authorization server. 1 day. */
+      session: 24 * 60 * 60,
+      /** ID tokens (only when a client asks for `openid`). */
+      idToken: 60 * 60,
+    },
+    refreshTokens: {
+      /**
+       * Issue a refresh token to every client allowed the refresh_token grant, whether or not it
+       * asked for `offline_access`: MCP clients expect one after an ordinary consent.
+       */
+      issueWithoutOfflineAccess: true,
+      /**
+       * Seconds after rotation during which the previous refresh token is still honoured once
+       * more (a client whose response was lost is not logged out). 0 disables the grace; outside
+       * it a replay revokes the whole grant.
+       */
+      reuseGraceSeconds: 30,
+    },
+    registration: {
+      /** Open dynamic client registration (RFC 7591). Off, or an initial access token, closes it. */
+      enabled: true,
+      /**
+       * Dynamically registered clients that never complete an authorization or token request in
+       * this many seconds are deleted. 7 days.
+       */
+      unusedClientTtlSeconds: 7 * 24 * 60 * 60,
+      /** Largest registration request body (bytes). */
+      maxBodyBytes: 64 * 1024,
+    },
+    clientIdMetadataDocuments: {
+      /** Accept https client_id URLs that point at a client ID metadata document. */
+      enabled: true,
+      /** Development only: allow documents on private, loopback and link-local addresses. */
+      allowPrivateAddresses: false,
+      /** Timeout (ms) fetching one document. */
+      fetchTimeoutMs: 2_500,
+      /** Largest document (bytes). */
+      maxBytes: 16 * 1024,
+      /** Cache bounds (seconds) around the document's HTTP cache headers. */
+      cacheMinSeconds: 60,
+      cacheMaxSeconds: 24 * 60 * 60,
+    },
+    rateLimits: {
+      /** Requests per window per client address on POST /register. */
+      registrationPerAddress: 20,
+      /** Token endpoint requests per window per client address. */
+      tokenPerAddress: 600,
+      /** Token endpoint requests per window per client_id. */
+      tokenPerClient: 600,
+      /** Login form submissions per window per address (password guessing). */
+      loginPerAddress: 10,
+      /** Login form submissions per window per account name. */
+      loginPerAccount: 10,
+      /** Window length in seconds. */
+      windowSeconds: 60,
+      /** Keys remembered at once per limiter; the oldest are forgotten first. */
+      maxKeys: 10_000,
+    },
+    keys: {
+      /** File in the data directory holding the private signing JWKS (0600). */
+      jwksFile: 'jwks.json',
+      /** File in the data directory holding cookie and data-encryption secrets (0600). */
+      secretsFile: 'secrets.json',
+      /** After rotation, how long (seconds) a retired key stays published for verification. */
+      retiredKeyLifetimeSeconds: 2 * 24 * 60 * 60,
+    },
+    /** scrypt parameters for local account passwords (N=2^15, r=8, p=1: ~50 ms, 32 MiB). */
+    scrypt: { N: 32_768, r: 8, p: 1, keyLength: 32, maxmem: 64 * 1024 * 1024 },
+    /** Paths the provider mounts under the issuer (the default-path fallback maps the root ones here). */
+    routes: {
+      authorization: '/authorize',
+      token: '/token',
+      registration: '/register',
+      jwks: '/jwks',
+      revocation: '/token/revocation',
+      introspection: '/token/introspection',
+      end_session: '/session/end',
+      userinfo: '/me',
+    },
+    /** Where the login/consent interaction lives (under the issuer). */
+    interactionPath: '/interaction',
+    /** Largest form body on the login and consent pages (bytes). */
+    maxFormBytes: 16 * 1024,
+  },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
     host: '127.0.0.1',

@@ -1,0 +1,81 @@
+/**
+ * The OAuth error family for mcp-auth's own HTTP surfaces (the bearer middleware, the pages and
+ * endpoints we add beside oidc-provider). Each error carries its wire code (`error`), the HTTP
+ * status, whether its description may be shown (`expose`, as http-errors does), and optional
+ * parameters for a `WWW-Authenticate` challenge.
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-5.2
+ */
+export class OAuthError extends Error {
+  readonly error: string
+  readonly status: number
+  readonly expose: boolean
+  /** Extra `WWW-Authenticate` / body parameters (e.g. `scope` for insufficient_scope). */
+  readonly params: Readonly<Record<string, string>>
+  /** Headers the response must carry (e.g. Retry-After). */
+  readonly headers: Readonly<Record<string, string>>
+
+  constructor(
+    error: string,
+    status: number,
+    description: string,
+    options?: ErrorOptions & { params?: Record<string, string>; headers?: Record<string, string> },
+  ) {
+    super(description, options)
+    this.name = new.target.name
+    this.error = error
+    this.status = status
+    this.expose = status < 500
+    this.params = options?.params ?? {}
+    this.headers = options?.headers ?? {}
+  }
+
+  /** The RFC 6749 §5.2 JSON body. */
+  toJSON(): Record<string, string> {
+    return { error: this.error, ...(this.expose ? { error_description: this.message } : {}), ...this.params }
+  }
+}
+
+/** 400 invalid_request: a malformed request. */
+export class InvalidRequestError extends OAuthError {
+  constructor(description: string, options?: ErrorOptions) {
+    super('invalid_request', 400, description, options)
+  }
+}
+
+/** 401 invalid_token (RFC 6750 §3.1): missing, expired, revoked or malformed token. */
+export class InvalidTokenError extends OAuthError {
+  constructor(description: string, options?: ErrorOptions) {
+    super('invalid_token', 401, description, options)
+  }
+}
+
+/** 403 insufficient_scope (RFC 6750 §3.1), naming the scope that would suffice. */
+export class InsufficientScopeError extends OAuthError {
+  constructor(description: string, scope: string, options?: ErrorOptions) {
+    super('insufficient_scope', 403, description, { ...options, params: { scope } })
+  }
+}
+
+/** 403 access_denied: the user or policy refused. */
+export class AccessDeniedError extends OAuthError {
+  constructor(description: string, options?: ErrorOptions) {
+    super('access_denied', 403, description, options)
+  }
+}
+
+/** 429 with Retry-After: a rate limit was hit. */
+export class TooManyRequestsError extends OAuthError {
+  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
+    super('slow_down', 429, 'too many requests, retry later', {
+      ...options,
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    })
+  }
+}
+
+/** 503 temporarily_unavailable: a dependency (e.g. an upstream provider) is down. */
+export class TemporarilyUnavailableError extends OAuthError {
+  constructor(description: string, options?: ErrorOptions) {
+    super('temporarily_unavailable', 503, description, options)
+  }
+}

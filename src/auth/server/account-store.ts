@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto'
+import type { RecordStore } from '../../storage/types.js'
+import { hashPassword, verifyPassword } from './password-hash.js'
+
+/** A local account. `claims` are OpenID Connect claims released with the matching scopes. */
+export interface Account {
+  id: string
+  username: string
+  claims: { name?: string; email?: string; email_verified?: boolean; [claim: string]: unknown }
+  createdAt: number
+  /** For accounts created from an upstream identity provider login (issue #7). */
+  upstream?: { issuer: string; subject: string }
+}
+
+interface StoredAccount extends Account {
+  passwordHash?: string
+}
+
+const ACCOUNTS = 'accounts'
+const USERNAMES = 'account-usernames'
+
+/** A hash to compare against when the username is unknown, so timing does not reveal which names exist. */
+let dummyHash: Promise<string> | undefined
+
+const key = (username: string): string => username.normalize('NFKC').toLowerCase()
+
+/** Local accounts on the record store: passwords hashed with scrypt, usernames case-insensitive. */
+export class AccountStore {
+  readonly #records: RecordStore
+
+  constructor(records: RecordStore) {
+    this.#records = records
+  }
+
+  /** Creates or replaces the password of `username`. */
+  async setUser(username: string, password: string, claims: Account['claims'] = {}): Promise<Account> {
+    if (!/^[\p{L}\p{N}._@+-]{1,64}$/u.test(username)) {
+      throw new Error('usernames are 1–64 letters, digits or . _ @ + -')
+    }
+    if (password.length < 8) throw new Error('passwords need at least 8 characters')
+    const existing = await this.findByUsername(username)
+    const account: StoredAccount = {
+      id: existing?.id ?? randomUUID(),
+      username,
+      claims: { ...existing?.claims, ...claims },
+      createdAt: existing?.createdAt ?? Date.now(),
+      passwordHash: await hashPassword(password),
+    }
+    await this.#records.put(ACCOUNTS, account.id, account)
+    await this.#records.put(USERNAMES, key(username), { id: account.id })
+    return publicView(account)
+  }
+
+  /** Stores an account that has no password (e.g. one linked to an upstream identity). */
+  async putAccount(account: Account): Promise<void> {
+    await this.#records.put(ACCOUNTS, account.id, account)
+  }
+
+  async findById(id: string): Promise<Account | undefined> {
+    const stored = await this.#records.get<StoredAccount>(ACCOUNTS, id)
+    return stored === undefined ? undefined : publicView(stored)
+  }
+
+  async findByUsername(username: string): Promise<Account | undefined> {
+    const entry = await this.#records.get<{ id: string }>(USERNAMES, key(username))
+    return entry === undefined ? undefined : this.findById(entry.id)
+  }
+
+  /** The account when the password matches; undefined otherwise (same work either way). */
+  async authenticate(username: string, password: string): Promise<Account | undefined> {
+    const entry = await this.#records.get<{ id: string }>(USERNAMES, key(username))
+    const stored = entry === undefined ? undefined : await this.#records.get<StoredAccount>(ACCOUNTS, entry.id)
+    if (stored?.passwordHash === undefined) {
+      dummyHash ??= hashPassword('not a password of anyone')
+      await verifyPassword(password, await dummyHash)
+      return undefined
+    }
+    return (await verifyPassword(password, stored.passwordHash)) ? publicView(stored) : undefined
+  }
+
+  async list(): Promise<Account[]> {
+    return (await this.#records.list<StoredAccount>(ACCOUNTS)).map(publicView)
+  }
+}
+
+function publicView(stored: StoredAccount): Account {
+  const { passwordHash: _hash, ...account } = stored
+  return account
+}

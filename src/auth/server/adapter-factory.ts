@@ -1,0 +1,95 @@
+import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
+import { SecretBox } from './secret-box.js'
+
+export interface AdapterFactoryOptions {
+  /** Encrypts client secrets at rest. */
+  box: SecretBox
+  /** Seconds a rotated refresh token is still honoured (0: never). */
+  reuseGraceSeconds: number
+  now?: () => number
+}
+
+/**
+ * Client records keep `client_secret` sealed with the data key: the data file never holds a
+ * secret in plain text. oidc-provider needs the plain value back (client_secret_jwt, HS256), so
+ * the secret is encrypted rather than hashed.
+ */
+function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
+  return {
+    ...bind(inner),
+    async upsert(id, payload, expiresIn) {
+      const secret = payload['client_secret']
+      const stored = typeof secret === 'string' && !SecretBox.isSealed(secret) ? { ...payload, client_secret: box.seal(secret, `client:${id}`) } : payload
+      await inner.upsert(id, stored, expiresIn)
+    },
+    async find(id) {
+      const payload = await inner.find(id)
+      const secret = payload?.['client_secret']
+      if (payload === undefined || !SecretBox.isSealed(secret)) return payload
+      return { ...payload, client_secret: box.open(secret, `client:${id}`) }
+    },
+  }
+}
+
+/**
+ * Refresh-token rotation with a grace window: within `graceSeconds` of its first use a rotated
+ * token is presented to oidc-provider as unused, so a client whose response was lost can retry;
+ * after that, oidc-provider's reuse detection sees it consumed and revokes the whole grant.
+ */
+function refreshTokenAdapter(inner: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
+  return {
+    ...bind(inner),
+    async find(id) {
+      const payload = await inner.find(id)
+      if (payload?.consumed === undefined || graceSeconds <= 0) return payload
+      if (now() / 1000 - payload.consumed > graceSeconds) return payload
+      const { consumed: _consumed, ...rest } = payload
+      return rest as OidcPayload
+    },
+    async consume(id) {
+      // Keep the first consumption time, so repeated retries cannot stretch the grace window.
+      const payload = await inner.find(id)
+      if (payload?.consumed !== undefined) return
+      await inner.consume(id)
+    },
+  }
+}
+
+function bind(inner: OidcAdapter): OidcAdapter {
+  return {
+    upsert: inner.upsert.bind(inner),
+    find: inner.find.bind(inner),
+    findByUid: inner.findByUid.bind(inner),
+    findByUserCode: inner.findByUserCode.bind(inner),
+    consume: inner.consume.bind(inner),
+    destroy: inner.destroy.bind(inner),
+    revokeByGrantId: inner.revokeByGrantId.bind(inner),
+  }
+}
+
+/**
+ * oidc-provider's `adapter` option over a storage backend, with our policies layered on the
+ * models they concern. Returns a class-like factory: oidc-provider calls it with `new`.
+ */
+export function createAdapterFactory(storage: AuthStorage, options: AdapterFactoryOptions): new (name: string) => OidcAdapter {
+  const now = options.now ?? Date.now
+  const cache = new Map<string, OidcAdapter>()
+  function adapterFor(name: string): OidcAdapter {
+    let adapter = cache.get(name)
+    if (adapter === undefined) {
+      const inner = storage.adapter(name)
+      adapter =
+        name === 'Client'
+          ? clientAdapter(inner, options.box)
+          : name === 'RefreshToken'
+            ? refreshTokenAdapter(inner, options.reuseGraceSeconds, now)
+            : bind(inner)
+      cache.set(name, adapter)
+    }
+    return adapter
+  }
+  // A function returning an object works with `new` too: the object is the instance.
+  return function Adapter(name: string) {
+    return adapterFor(name)
+  } as unknown as new (name: string) => OidcAdapter
+}

@@ -1,0 +1,148 @@
+import { join } from 'node:path'
+import Koa from 'koa'
+import type { Middleware } from 'koa'
+import compose from 'koa-compose'
+import mount from 'koa-mount'
+import Provider from 'oidc-provider'
+import { defaults } from '../../config/defaults.js'
+import type { AuthStorage } from '../../storage/types.js'
+import { createLowdbStorage } from '../../storage/lowdb-storage.js'
+import { ensurePrivateDir } from '../../storage/private-file.js'
+import { AccountStore } from './account-store.js'
+import { createAdapterFactory } from './adapter-factory.js'
+import { ConsentStore } from './consent-store.js'
+import { defaultPathFallback } from './default-path-fallback.js'
+import { endpointRateLimits } from './endpoint-rate-limits.js'
+import { interactionRoutes } from './interactions.js'
+import { metadataAliases } from './metadata-aliases.js'
+import { resolveOptions, type AuthorizationServerOptions } from './options.js'
+import { providerConfiguration } from './provider-configuration.js'
+import { providerCookies } from './provider-cookies.js'
+import { RateLimiter } from './rate-limiter.js'
+import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
+import { registrationCors } from './registration-cors.js'
+import { SecretBox } from './secret-box.js'
+import { loadServerSecrets } from './server-secrets.js'
+import { loadSigningKeys } from './signing-keys.js'
+import { startUnusedClientSweeper } from './unused-client-sweeper.js'
+
+/** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
+export interface AuthorizationServer {
+  /** The issuer identifier, as published in metadata. */
+  readonly issuer: string
+  /** The oidc-provider instance (events, Grant/Client models, `interactionDetails`). */
+  readonly provider: Provider
+  /** Koa middleware answering the server's routes and passing everything else on. */
+  readonly middleware: Middleware
+  /** A Koa app with only the authorization server in it. */
+  readonly app: Koa
+  /** Local accounts (`mcp-auth users add` uses this). */
+  readonly accounts: AccountStore
+  readonly storage: AuthStorage
+  /** Deletes dynamic registrations that were never used (also runs on a timer). */
+  sweepUnusedClients(): Promise<number>
+  /** Stops timers and flushes storage (when the server created it). */
+  close(): Promise<void>
+}
+
+/**
+ * Creates the MCP authorization server: oidc-provider configured for OAuth 2.1 and MCP, with
+ * login and consent pages, metadata at every address MCP clients try, the 2025-03-26 default
+ * paths, abuse controls and embedded storage in the data directory.
+ *
+ * @example
+ * const as = await createAuthorizationServer({ issuer: 'http://localhost:4000', dataDir: './data' })
+ * as.app.listen(4000, '127.0.0.1')
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ */
+export async function createAuthorizationServer(input: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
+  const options = resolveOptions(input)
+  await ensurePrivateDir(options.dataDir)
+  const ownsStorage = options.storage === undefined
+  const storage = options.storage ?? (await createLowdbStorage({ file: join(options.dataDir, defaults.storage.dbFile) }))
+  const [secrets, jwks] = await Promise.all([
+    loadServerSecrets(options.dataDir),
+    loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg }),
+  ])
+  const accounts = new AccountStore(storage.records)
+  const consents = new ConsentStore(storage.records)
+  const Adapter = createAdapterFactory(storage, {
+    box: new SecretBox(secrets.dataKey),
+    reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
+  })
+
+  const provider = new Provider(
+    options.issuer.href.replace(/\/$/, ''),
+    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents }),
+  )
+  provider.proxy = options.trustProxy
+  provider.keys = secrets.cookieKeys
+  allowLoopbackRedirectsOnAnyPort(provider.Client as never)
+
+  const sweeper = await startUnusedClientSweeper({
+    provider,
+    records: storage.records,
+    clients: new Adapter('Client'),
+    ttlSeconds: options.registration.unusedClientTtlSeconds,
+    intervalMs: defaults.storage.sweepIntervalMs,
+  })
+
+  const { mountPath } = options
+  const routes = defaults.authServer.routes
+  const limits = options.rateLimits
+  const limiter = (limit: number): RateLimiter =>
+    new RateLimiter({ limit, windowSeconds: limits === false ? 60 : limits.windowSeconds, maxKeys: defaults.authServer.rateLimits.maxKeys })
+
+  const cookies = providerCookies(secrets.cookieKeys)
+  const stack: Middleware[] = [
+    cookies.enter,
+    metadataAliases({ mountPath }),
+    defaultPathFallback({ mountPath, routes }),
+    registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
+  ]
+  if (limits !== false) {
+    stack.push(
+      endpointRateLimits({
+        registrationPath: `${mountPath}${routes.registration}`,
+        tokenPath: `${mountPath}${routes.token}`,
+        registrationPerAddress: limiter(limits.registrationPerAddress),
+        tokenPerAddress: limiter(limits.tokenPerAddress),
+        tokenPerClient: limiter(limits.tokenPerClient),
+      }),
+    )
+  }
+  stack.push(
+    interactionRoutes({
+      provider,
+      accounts,
+      consents,
+      csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
+      issuer: options.issuer,
+      basePath: `${mountPath}${defaults.authServer.interactionPath}`,
+      defaultResource: options.resources[0]!.uri,
+      ...(limits !== false
+        ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } }
+        : {}),
+    }),
+    mount(mountPath === '' ? '/' : mountPath, provider),
+    cookies.leave,
+  )
+  const middleware = compose(stack)
+
+  const app = new Koa({ proxy: options.trustProxy })
+  app.use(middleware)
+
+  return {
+    issuer: provider.issuer,
+    provider,
+    middleware,
+    app,
+    accounts,
+    storage,
+    sweepUnusedClients: () => sweeper.sweep(),
+    async close() {
+      sweeper.stop()
+      if (ownsStorage) await storage.close()
+    },
+  }
+}

@@ -1,0 +1,55 @@
+import type { Context, Middleware, Next } from 'koa'
+import { clientAddress } from './client-address.js'
+import type { RateLimiter } from './rate-limiter.js'
+
+export interface EndpointRateLimitOptions {
+  registrationPath: string
+  tokenPath: string
+  registrationPerAddress: RateLimiter
+  tokenPerAddress: RateLimiter
+  tokenPerClient: RateLimiter
+}
+
+/** The client id in an HTTP Basic `Authorization` header (RFC 6749 §2.3.1), if any. */
+function basicClientId(authorization: string): string | undefined {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(authorization)
+  if (match === null) return undefined
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  if (colon <= 0) return undefined
+  try {
+    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, '%20'))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Abuse controls on registration and token requests: per client address, and on the token
+ * endpoint also per client when the client authenticates in the header. Past a limit the answer
+ * is 429 with Retry-After and an OAuth error body.
+ */
+export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
+  function refuse(ctx: Context, retryAfterSeconds: number): void {
+    ctx.status = 429
+    ctx.set('retry-after', String(retryAfterSeconds))
+    ctx.set('cache-control', 'no-store')
+    ctx.body = { error: 'slow_down', error_description: `too many requests; retry in ${retryAfterSeconds} s` }
+  }
+  return async function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method !== 'POST') return next()
+    if (ctx.path === options.registrationPath) {
+      const verdict = options.registrationPerAddress.hit(clientAddress(ctx))
+      if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
+    } else if (ctx.path === options.tokenPath) {
+      const verdict = options.tokenPerAddress.hit(clientAddress(ctx))
+      if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
+      const clientId = basicClientId(ctx.get('authorization'))
+      if (clientId !== undefined) {
+        const perClient = options.tokenPerClient.hit(clientId)
+        if (!perClient.allowed) return refuse(ctx, perClient.retryAfterSeconds)
+      }
+    }
+    await next()
+  }
+}

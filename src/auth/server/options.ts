@@ -1,0 +1,151 @@
+import { z } from 'zod'
+import { defaults } from '../../config/defaults.js'
+import type { AuthStorage } from '../../storage/types.js'
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope tokens are printable ASCII without spaces, quotes or backslashes')
+const seconds = z.number().int().positive()
+
+const serverUrl = (label: string) =>
+  z
+    .string()
+    .refine((value) => URL.canParse(value), `${label} must be an absolute URL`)
+    .refine((value) => {
+      const url = new URL(value)
+      return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+    }, `${label} must use https (http is accepted on loopback hosts only, for development)`)
+    .refine((value) => {
+      const url = new URL(value)
+      return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?')
+    }, `${label} must not have a query or fragment`)
+
+/** The options of {@link createAuthorizationServer} that can come from a JSON configuration file. */
+export const authorizationServerOptionsSchema = z.strictObject({
+  /** Issuer identifier (RFC 8414 §2); its path, if any, is where the server is mounted. */
+  issuer: serverUrl('issuer').optional(),
+  /** Data directory: embedded store, signing keys, secrets. */
+  dataDir: z.string().min(1).optional(),
+  /** Protected resources (MCP servers) tokens may be issued for; the first is the default. */
+  resources: z
+    .array(z.strictObject({ uri: serverUrl('resource uri'), scopes: z.array(scopeToken).optional(), name: z.string().optional() }))
+    .min(1)
+    .optional(),
+  /** Pre-registered clients (RFC 7591 metadata, with client_id and, for confidential ones, client_secret). */
+  clients: z.array(z.looseObject({ client_id: z.string().min(1) })).optional(),
+  registration: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      /** When set, POST /register needs `Authorization: Bearer <this>`. */
+      initialAccessToken: z.string().min(16, 'initialAccessToken needs at least 16 characters').optional(),
+      unusedClientTtlSeconds: seconds.optional(),
+    })
+    .optional(),
+  clientIdMetadataDocuments: z.strictObject({ enabled: z.boolean().optional(), allowPrivateAddresses: z.boolean().optional() }).optional(),
+  ttl: z
+    .strictObject({
+      accessToken: seconds,
+      authorizationCode: seconds,
+      clientCredentials: seconds,
+      refreshToken: seconds,
+      grant: seconds,
+      interaction: seconds,
+      session: seconds,
+      idToken: seconds,
+    })
+    .partial()
+    .optional(),
+  refreshTokens: z.strictObject({ reuseGraceSeconds: z.number().int().min(0) }).partial().optional(),
+  rateLimits: z
+    .union([
+      z.literal(false),
+      z
+        .strictObject({
+          registrationPerAddress: seconds,
+          tokenPerAddress: seconds,
+          tokenPerClient: seconds,
+          loginPerAddress: seconds,
+          loginPerAccount: seconds,
+          windowSeconds: seconds,
+        })
+        .partial(),
+    ])
+    .optional(),
+  /** Trust X-Forwarded-* from a TLS-terminating proxy in front of us. */
+  trustProxy: z.boolean().optional(),
+  accessTokenAlg: z.enum(['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA']).optional(),
+})
+
+export type AuthorizationServerConfig = z.input<typeof authorizationServerOptionsSchema>
+
+/** Options of {@link createAuthorizationServer}: the configuration plus what only code can pass. */
+export interface AuthorizationServerOptions extends AuthorizationServerConfig {
+  /** A storage backend; default: lowdb in `dataDir`. */
+  storage?: AuthStorage
+  /**
+   * Fetch used for client ID metadata documents. Only for tests and development setups that
+   * must reach a document over a custom TLS trust store.
+   */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>
+}
+
+type RateLimits = { -readonly [K in keyof typeof defaults.authServer.rateLimits]: number }
+
+/** Options with every default filled in. */
+export interface ResolvedOptions {
+  issuer: URL
+  /** The issuer's path without a trailing slash ('' at the root). */
+  mountPath: string
+  dataDir: string
+  resources: Array<{ uri: string; scopes: string[]; name?: string }>
+  clients: Array<Record<string, unknown> & { client_id: string }>
+  registration: { enabled: boolean; initialAccessToken?: string; unusedClientTtlSeconds: number }
+  clientIdMetadataDocuments: { enabled: boolean; allowPrivateAddresses: boolean }
+  ttl: { -readonly [K in keyof typeof defaults.authServer.ttl]: number }
+  refreshTokens: { reuseGraceSeconds: number }
+  rateLimits: RateLimits | false
+  trustProxy: boolean
+  accessTokenAlg: string
+  storage?: AuthStorage
+  fetch?: AuthorizationServerOptions['fetch']
+}
+
+/** Validates options (unknown keys and bad values throw with a readable message) and fills defaults. */
+export function resolveOptions(options: AuthorizationServerOptions = {}): ResolvedOptions {
+  const { storage, fetch, ...config } = options
+  const parsed = authorizationServerOptionsSchema.safeParse(config)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(options)'}: ${issue.message}`)
+    throw new TypeError(`invalid authorization server options:\n  ${problems.join('\n  ')}`)
+  }
+  const value = parsed.data
+  const issuer = new URL((value.issuer ?? defaults.authServer.issuer).replace(/\/+$/, ''))
+  const mountPath = issuer.pathname.replace(/\/+$/, '')
+  const a = defaults.authServer
+  return {
+    issuer,
+    mountPath,
+    dataDir: value.dataDir ?? defaults.storage.dataDir,
+    resources: (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => ({
+      uri: resource.uri,
+      scopes: resource.scopes ?? [...a.resourceScopes],
+      ...(resource.name !== undefined ? { name: resource.name } : {}),
+    })),
+    clients: (value.clients ?? []) as ResolvedOptions['clients'],
+    registration: {
+      enabled: value.registration?.enabled ?? a.registration.enabled,
+      ...(value.registration?.initialAccessToken !== undefined ? { initialAccessToken: value.registration.initialAccessToken } : {}),
+      unusedClientTtlSeconds: value.registration?.unusedClientTtlSeconds ?? a.registration.unusedClientTtlSeconds,
+    },
+    clientIdMetadataDocuments: {
+      enabled: value.clientIdMetadataDocuments?.enabled ?? a.clientIdMetadataDocuments.enabled,
+      allowPrivateAddresses: value.clientIdMetadataDocuments?.allowPrivateAddresses ?? a.clientIdMetadataDocuments.allowPrivateAddresses,
+    },
+    ttl: { ...a.ttl, ...value.ttl },
+    refreshTokens: { reuseGraceSeconds: value.refreshTokens?.reuseGraceSeconds ?? a.refreshTokens.reuseGraceSeconds },
+    rateLimits: value.rateLimits === false ? false : { ...a.rateLimits, ...value.rateLimits },
+    trustProxy: value.trustProxy ?? false,
+    accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,
+    ...(storage !== undefined ? { storage } : {}),
+    ...(fetch !== undefined ? { fetch } : {}),
+  }
+}

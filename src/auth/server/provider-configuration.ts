@@ -1,0 +1,186 @@
+import type { Configuration, KoaContextWithOIDC, ClientMetadata, Account as OidcAccount } from 'oidc-provider'
+import { errors } from 'oidc-provider'
+import { defaults } from '../../config/defaults.js'
+import type { OidcAdapter } from '../../storage/types.js'
+import type { AccountStore } from './account-store.js'
+import type { ConsentStore } from './consent-store.js'
+import type { ResolvedOptions } from './options.js'
+import type { PrivateJwk } from './signing-keys.js'
+import { redirectUriProblem } from './redirect-policy.js'
+import { PAGE_HEADERS, renderView } from './views.js'
+
+export interface ProviderConfigurationDeps {
+  adapter: new (name: string) => OidcAdapter
+  jwks: { keys: PrivateJwk[] }
+  cookieKeys: string[]
+  accounts: AccountStore
+  consents: ConsentStore
+}
+
+/** RFC 7591 metadata MCP clients send that we keep (and hang our redirect policy on). */
+const EXTRA_CLIENT_METADATA = ['software_id', 'software_version'] as const
+
+/**
+ * The oidc-provider configuration for an MCP authorization server, built from resolved options.
+ * Each decision oidc-provider leaves to the deployment is made here, with its reason:
+ * - every client must use PKCE (S256 is the only method oidc-provider 9 implements);
+ * - `resource` defaults to the configured MCP resource, and access tokens for it are RFC 9068
+ *   JWTs whose `aud` is that resource;
+ * - refresh tokens are issued to every client allowed the refresh_token grant (MCP clients
+ *   expect one after an ordinary consent, without `offline_access` or `prompt=consent`), rotate on
+ *   every use, and outlive the browser session;
+ * - redirect URIs are https, or http on a loopback host, for registered, static and CIMD clients.
+ */
+export function providerConfiguration(options: ResolvedOptions, deps: ProviderConfigurationDeps): Configuration {
+  const resourceScopes = [...new Set(options.resources.flatMap((resource) => resource.scopes))]
+  const defaultResource = options.resources[0]!.uri
+  const a = defaults.authServer
+
+  return {
+    adapter: deps.adapter as unknown as Configuration['adapter'],
+    clients: options.clients as ClientMetadata[],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'RS256',
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'preferred_username'],
+      email: ['email', 'email_verified'],
+    },
+    scopes: [...new Set([...a.oidcScopes, ...resourceScopes])],
+    responseTypes: ['code'],
+    cookies: {
+      keys: deps.cookieKeys,
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    jwks: deps.jwks as Configuration['jwks'],
+    routes: { ...a.routes },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: false },
+      registration: {
+        enabled: options.registration.enabled,
+        initialAccessToken: options.registration.initialAccessToken ?? false,
+        issueRegistrationAccessToken: true,
+      },
+      registrationManagement: { enabled: options.registration.enabled, rotateRegistrationAccessToken: true },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      clientIdMetadataDocument: {
+        enabled: options.clientIdMetadataDocuments.enabled,
+        ack: 'draft-02',
+        cacheDuration: { min: a.clientIdMetadataDocuments.cacheMinSeconds, max: a.clientIdMetadataDocuments.cacheMaxSeconds },
+      },
+      resourceIndicators: {
+        enabled: true,
+        // A 2025-03-26 client omits `resource`: bind its token to the configured MCP resource.
+        defaultResource(_ctx: KoaContextWithOIDC, _client: unknown, oneOf?: string[]) {
+          if (oneOf === undefined) return defaultResource
+          return oneOf.includes(defaultResource) ? defaultResource : oneOf
+        },
+        useGrantedResource: () => true,
+        getResourceServerInfo(_ctx: KoaContextWithOIDC, indicator: string) {
+          const resource = options.resources.find((candidate) => candidate.uri === indicator)
+          if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
+          return {
+            scope: resource.scopes.join(' '),
+            audience: resource.uri,
+            accessTokenTTL: options.ttl.accessToken,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: options.accessTokenAlg } },
+          }
+        },
+      },
+    } as Configuration['features'],
+    fetchResponseBodyLimits: { 'client_id metadata document': a.clientIdMetadataDocuments.maxBytes },
+    ...(options.fetch !== undefined || options.clientIdMetadataDocuments.allowPrivateAddresses
+      ? { fetch: fetchFor(options) }
+      : {}),
+    extraClientMetadata: {
+      properties: [...EXTRA_CLIENT_METADATA],
+      validator(_ctx, key, _value, metadata) {
+        // Runs once per extra property whether present or not: apply the redirect policy once.
+        if (key !== EXTRA_CLIENT_METADATA[0]) return
+        for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
+          const uris = (metadata as Record<string, unknown>)[field]
+          if (!Array.isArray(uris)) continue
+          for (const uri of uris) {
+            const problem = redirectUriProblem(uri)
+            if (problem !== undefined) {
+              throw field === 'redirect_uris' ? new errors.InvalidRedirectUri(problem) : new errors.InvalidClientMetadata(problem)
+            }
+          }
+        }
+      },
+    },
+    async findAccount(_ctx, id): Promise<OidcAccount | undefined> {
+      const account = await deps.accounts.findById(id)
+      if (account === undefined) return undefined
+      return {
+        accountId: account.id,
+        claims: () => ({ sub: account.id, preferred_username: account.username, ...account.claims }),
+      }
+    },
+    async loadExistingGrant(ctx) {
+      const { oidc } = ctx
+      const client = oidc.client!
+      const fromResult = oidc.result?.consent?.grantId
+      const fromSession = oidc.session?.grantIdFor(client.clientId)
+      const accountId = oidc.session?.accountId
+      const remembered = accountId === undefined ? undefined : await deps.consents.grantIdFor(accountId, client.clientId)
+      for (const grantId of [fromResult, fromSession, remembered]) {
+        if (grantId === undefined) continue
+        const grant = await oidc.provider.Grant.find(grantId)
+        if (grant !== undefined && grant.accountId === accountId) return grant
+      }
+      return undefined
+    },
+    interactions: {
+      url: (_ctx, interaction) => `${options.mountPath}${a.interactionPath}/${interaction.uid}`,
+    },
+    issueRefreshToken: (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
+    rotateRefreshToken: true,
+    expiresWithSession: () => false,
+    ttl: {
+      AccessToken: options.ttl.accessToken,
+      AuthorizationCode: options.ttl.authorizationCode,
+      ClientCredentials: options.ttl.clientCredentials,
+      RefreshToken: options.ttl.refreshToken,
+      Grant: options.ttl.grant,
+      Interaction: options.ttl.interaction,
+      Session: options.ttl.session,
+      IdToken: options.ttl.idToken,
+    },
+    async renderError(ctx, out) {
+      ctx.set(PAGE_HEADERS)
+      ctx.type = 'html'
+      ctx.body = renderView('error', 'Error', {
+        error: out['error'],
+        description: out['error_description'] ?? 'The request could not be completed.',
+      })
+    },
+    clockTolerance: 5,
+  }
+}
+
+/**
+ * Fetch for client ID metadata documents. oidc-provider passes an undici dispatcher that refuses
+ * private and loopback addresses; the development setting drops it (and the tests' own fetch can
+ * trust a test certificate authority).
+ */
+function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']> {
+  const base = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init))
+  return ((url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
+    const { dispatcher, ...rest } = init
+    return base(String(url), options.clientIdMetadataDocuments.allowPrivateAddresses ? rest : ({ ...rest, dispatcher } as RequestInit))
+  }) as unknown as NonNullable<Configuration['fetch']>
+}

@@ -1,0 +1,91 @@
+import { join } from 'node:path'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
+import { defaults } from '../../config/defaults.js'
+import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+
+/** A private signing JWK as oidc-provider takes it. */
+export type PrivateJwk = JWK & { kid: string; alg: string; use: 'sig' }
+
+interface KeysFile {
+  version: 1
+  /** Keys that sign, newest set first. */
+  current: PrivateJwk[]
+  /** Keys that no longer sign but stay published until `retiredAt` + the retired-key lifetime. */
+  retired: Array<{ jwk: PrivateJwk; retiredAt: number }>
+}
+
+/**
+ * Algorithms we keep a key for: the access-token algorithm (ES256 by default) and RS256, which
+ * OpenID Connect requires for ID tokens unless a client registers otherwise.
+ */
+function algorithms(accessTokenAlg: string): string[] {
+  return [...new Set([accessTokenAlg, 'RS256'])]
+}
+
+async function generate(alg: string): Promise<PrivateJwk> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true })
+  const jwk = await exportJWK(privateKey)
+  const kid = await calculateJwkThumbprint(jwk)
+  return { ...jwk, kid, alg, use: 'sig' }
+}
+
+function file(dataDir: string): string {
+  return join(dataDir, defaults.authServer.keys.jwksFile)
+}
+
+/**
+ * Loads the authorization server's signing keys from the data directory, generating them on
+ * first start (written 0600). Retired keys past their lifetime are dropped. Returns the JWKS for
+ * oidc-provider's `jwks` option: signing keys first, then the retired ones still published.
+ */
+export async function loadSigningKeys(
+  dataDir: string,
+  options: { accessTokenAlg?: string; now?: number } = {},
+): Promise<{ keys: PrivateJwk[] }> {
+  const accessTokenAlg = options.accessTokenAlg ?? defaults.authServer.accessTokenAlg
+  const now = options.now ?? Date.now()
+  const path = file(dataDir)
+  let stored = await readJsonFile<KeysFile>(path)
+  let changed = false
+  if (stored === undefined) {
+    stored = { version: 1, current: [], retired: [] }
+    changed = true
+  }
+  if (stored.version !== 1 || !Array.isArray(stored.current) || !Array.isArray(stored.retired)) {
+    throw new Error(`${path} is not a signing-key file this version understands`)
+  }
+  for (const alg of algorithms(accessTokenAlg)) {
+    if (!stored.current.some((key) => key.alg === alg)) {
+      stored.current.push(await generate(alg))
+      changed = true
+    }
+  }
+  const lifetimeMs = defaults.authServer.keys.retiredKeyLifetimeSeconds * 1000
+  const live = stored.retired.filter((entry) => entry.retiredAt + lifetimeMs > now)
+  if (live.length !== stored.retired.length) {
+    stored.retired = live
+    changed = true
+  }
+  if (changed) await writePrivateFile(path, JSON.stringify(stored, null, 2))
+  return { keys: [...stored.current, ...stored.retired.map((entry) => entry.jwk)] }
+}
+
+/**
+ * Rotates the signing keys: new keys sign from the next start on; the previous ones stay
+ * published for `retiredKeyLifetimeSeconds` so tokens they signed still verify.
+ * @returns the new keys' `kid`s.
+ */
+export async function rotateSigningKeys(
+  dataDir: string,
+  options: { accessTokenAlg?: string; now?: number } = {},
+): Promise<string[]> {
+  await loadSigningKeys(dataDir, options)
+  const path = file(dataDir)
+  const stored = (await readJsonFile<KeysFile>(path))!
+  const now = options.now ?? Date.now()
+  const fresh = await Promise.all(algorithms(options.accessTokenAlg ?? defaults.authServer.accessTokenAlg).map(generate))
+  stored.retired = [...stored.current.map((jwk) => ({ jwk, retiredAt: now })), ...stored.retired]
+  stored.current = fresh
+  await writePrivateFile(path, JSON.stringify(stored, null, 2))
+  return fresh.map((key) => key.kid)
+}

@@ -1,0 +1,54 @@
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import { dirname, join, basename } from 'node:path'
+import { randomBytes } from 'node:crypto'
+
+/** Creates `dir` (and parents) readable by its owner only. */
+export async function ensurePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 })
+}
+
+/**
+ * Writes `contents` to `file` atomically and durably: a temp file (0600) in the same directory is
+ * written, fsynced and renamed over the target, then the directory is fsynced, so a crash leaves
+ * either the old or the new file, never a torn one.
+ */
+export async function writePrivateFile(file: string, contents: string | Uint8Array): Promise<void> {
+  const dir = dirname(file)
+  await ensurePrivateDir(dir)
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  const handle = await open(tmp, 'wx', 0o600)
+  try {
+    await handle.writeFile(contents)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  try {
+    await rename(tmp, file)
+  } catch (error) {
+    await rm(tmp, { force: true })
+    throw error
+  }
+  const dirHandle = await open(dir, 'r')
+  try {
+    await dirHandle.sync()
+  } finally {
+    await dirHandle.close()
+  }
+}
+
+/** Reads and parses a JSON file; undefined when it does not exist; a clear error when corrupt. */
+export async function readJsonFile<T>(file: string): Promise<T | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    return JSON.parse(text) as T
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON; refusing to overwrite it (restore it from a backup or move it away)`, { cause: error })
+  }
+}

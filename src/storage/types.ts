@@ -1,0 +1,52 @@
+/**
+ * The storage seam of the authorization server. oidc-provider persists its models through an
+ * {@link OidcAdapter}; our own records (local accounts, pre-registered client secrets' metadata,
+ * upstream links) go through {@link RecordStore}. The embedded default is lowdb (a JSON file);
+ * another backend (Redis, SQL) implements the same two interfaces.
+ */
+
+/** What oidc-provider hands an adapter: a JSON object; `grantId`, `uid`, `userCode` are indexed. */
+export type OidcPayload = Record<string, unknown> & {
+  grantId?: string
+  uid?: string
+  userCode?: string
+  consumed?: number
+}
+
+/**
+ * oidc-provider's adapter contract, one instance per model name ("Client", "Grant",
+ * "RefreshToken", "Session", "Interaction", "AuthorizationCode", …).
+ * @see https://github.com/panva/node-oidc-provider/blob/main/example/my_adapter.js
+ */
+export interface OidcAdapter {
+  /** Insert or replace; `expiresIn` in seconds, absent for records that never expire (Client). */
+  upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void>
+  /** The payload, or undefined when missing or expired. */
+  find(id: string): Promise<OidcPayload | undefined>
+  findByUserCode(userCode: string): Promise<OidcPayload | undefined>
+  findByUid(uid: string): Promise<OidcPayload | undefined>
+  /** Marks the record consumed (sets `consumed` to the epoch second). */
+  consume(id: string): Promise<void>
+  destroy(id: string): Promise<void>
+  /** Removes every record of this model carrying `grantId`. */
+  revokeByGrantId(grantId: string): Promise<void>
+}
+
+/** A plain record collection for our own data (accounts, links). Values are JSON objects. */
+export interface RecordStore {
+  get<T extends object>(collection: string, id: string): Promise<T | undefined>
+  /** Every record of a collection (small collections only: accounts, clients). */
+  list<T extends object>(collection: string): Promise<T[]>
+  /** Resolves once the write is durable on disk. */
+  put(collection: string, id: string, value: object): Promise<void>
+  delete(collection: string, id: string): Promise<void>
+}
+
+/** A storage backend: oidc-provider's adapters plus our record store. */
+export interface AuthStorage {
+  /** Passed to oidc-provider as `adapter`: returns the adapter for one model name. */
+  adapter(name: string): OidcAdapter
+  records: RecordStore
+  /** Flushes pending writes and stops timers. */
+  close(): Promise<void>
+}

@@ -1,0 +1,94 @@
+/**
+ * Completes an authorization request through the real login and consent pages over HTTP, the
+ * way a browser would: follows redirects by hand, keeps cookies, reads the CSRF field from each
+ * form and posts it back. Returns the final redirect to the client (with `code` or `error`).
+ */
+export class CookieJar {
+  readonly #cookies = new Map<string, string>()
+
+  store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';')
+      const eq = pair!.indexOf('=')
+      const name = pair!.slice(0, eq).trim()
+      const value = pair!.slice(eq + 1).trim()
+      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || attributes.some((a) => /^\s*max-age=0/i.test(a))
+      if (expired || value === '') this.#cookies.delete(name)
+      else this.#cookies.set(name, value)
+    }
+  }
+
+  header(): string {
+    return [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+  }
+}
+
+export interface FormLoginOptions {
+  username: string
+  password: string
+  /** 'allow' (default) or 'deny' on the consent page. */
+  consent?: 'allow' | 'deny'
+  jar?: CookieJar
+  /** Stops following at the first URL starting with this (the client's redirect URI). */
+  redirectUri: string
+}
+
+export interface FormLoginResult {
+  /** The URL the server finally redirected to (the client's redirect URI with parameters). */
+  callback: URL
+  /** Pages seen on the way: 'login', 'consent'. */
+  pages: string[]
+}
+
+function field(html: string, name: string): string | undefined {
+  return new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]
+}
+
+function action(html: string, id: string): string {
+  // The form whose submit button has this id.
+  const forms = html.split('<form').slice(1)
+  const form = forms.find((f) => f.includes(`id="${id}"`))
+  const match = form === undefined ? null : /action="([^"]+)"/.exec(form)
+  if (match === null) throw new Error(`no form with button #${id} in page:\n${html.slice(0, 500)}`)
+  return match[1]!.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)))
+}
+
+export async function formLogin(authorizationUrl: string | URL, options: FormLoginOptions): Promise<FormLoginResult> {
+  const jar = options.jar ?? new CookieJar()
+  const pages: string[] = []
+  let url = new URL(authorizationUrl)
+  let method = 'GET'
+  let body: URLSearchParams | undefined
+  for (let hop = 0; hop < 20; hop++) {
+    if (url.href.startsWith(options.redirectUri)) return { callback: url, pages }
+    const response = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}) },
+      ...(body ? { body } : {}),
+    })
+    jar.store(response)
+    method = 'GET'
+    body = undefined
+    const location = response.headers.get('location')
+    if (response.status >= 300 && response.status < 400 && location !== null) {
+      url = new URL(location, url)
+      continue
+    }
+    const html = await response.text()
+    if (response.status !== 200) throw new Error(`unexpected ${response.status} at ${url.href}: ${html}`)
+    const csrf = field(html, 'csrf')
+    if (csrf === undefined) throw new Error(`no form at ${url.href}: ${html.slice(0, 300)}`)
+    if (html.includes('id="sign-in"')) {
+      pages.push('login')
+      url = new URL(action(html, 'sign-in'), url)
+      body = new URLSearchParams({ csrf, username: options.username, password: options.password })
+    } else {
+      pages.push('consent')
+      url = new URL(action(html, options.consent === 'deny' ? 'deny' : 'allow'), url)
+      body = new URLSearchParams({ csrf })
+    }
+    method = 'POST'
+  }
+  throw new Error('too many redirects')
+}

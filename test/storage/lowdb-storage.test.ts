@@ -1,0 +1,299 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { once } from 'node:events'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createLowdbStorage, type LowdbStorageOptions } from '../../src/storage/lowdb-storage.js'
+import type { AuthStorage } from '../../src/storage/types.js'
+
+interface StoreFile {
+  version: number
+  models: Record<string, Record<string, { payload: Record<string, unknown>; expiresAt?: number }>>
+  records: Record<string, Record<string, unknown>>
+}
+
+let dir: string
+let file: string
+const clock = { now: 0 }
+const opened: AuthStorage[] = []
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lowdb-storage-'))
+  file = join(dir, 'data', 'mcp-auth.json')
+  clock.now = 1_700_000_000_000
+})
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((storage) => storage.close()))
+  await rm(dir, { recursive: true, force: true })
+})
+
+async function open(options: Partial<LowdbStorageOptions> = {}): Promise<AuthStorage> {
+  const storage = await createLowdbStorage({ file, now: () => clock.now, ...options })
+  opened.push(storage)
+  return storage
+}
+
+async function onDisk(): Promise<StoreFile> {
+  return JSON.parse(await readFile(file, 'utf8')) as StoreFile
+}
+
+describe('createLowdbStorage adapter', () => {
+  it('finds what was upserted and forgets it once destroyed', async () => {
+    const grants = (await open()).adapter('Grant')
+    await grants.upsert('g1', { accountId: 'alice', grantId: 'g1' }, 60)
+    expect(await grants.find('g1')).toEqual({ accountId: 'alice', grantId: 'g1' })
+    await grants.destroy('g1')
+    expect(await grants.find('g1')).toBeUndefined()
+  })
+
+  it('has each mutation in the file by the time it resolves', async () => {
+    const tokens = (await open()).adapter('AccessToken')
+    await tokens.upsert('t1', { grantId: 'g1' }, 60)
+    expect((await onDisk()).models['AccessToken']?.['t1']).toEqual({ payload: { grantId: 'g1' }, expiresAt: clock.now + 60_000 })
+    await tokens.consume('t1')
+    expect((await onDisk()).models['AccessToken']?.['t1']?.payload['consumed']).toBe(Math.floor(clock.now / 1000))
+    await tokens.destroy('t1')
+    expect((await onDisk()).models['AccessToken']).toEqual({})
+  })
+
+  it('writes the documented file layout', async () => {
+    const storage = await open()
+    await storage.adapter('Client').upsert('c1', { client_id: 'c1' })
+    await storage.records.put('accounts', 'a1', { username: 'alice' })
+    expect(await onDisk()).toEqual({
+      version: 1,
+      models: { Client: { c1: { payload: { client_id: 'c1' } } } },
+      records: { accounts: { a1: { username: 'alice' } } },
+    })
+  })
+
+  it('consume stamps the epoch second it happened at', async () => {
+    const codes = (await open()).adapter('AuthorizationCode')
+    await codes.upsert('c1', { grantId: 'g1' }, 60)
+    clock.now += 1_500
+    await codes.consume('c1')
+    expect(await codes.find('c1')).toEqual({ grantId: 'g1', consumed: Math.floor(clock.now / 1000) })
+  })
+
+  it('finds by uid and by user code, following replacements', async () => {
+    const storage = await open()
+    const sessions = storage.adapter('Session')
+    await sessions.upsert('s1', { uid: 'u1', accountId: 'alice' })
+    await sessions.upsert('s1', { uid: 'u2', accountId: 'alice' })
+    expect(await sessions.findByUid('u1')).toBeUndefined()
+    expect(await sessions.findByUid('u2')).toEqual({ uid: 'u2', accountId: 'alice' })
+    await storage.adapter('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH' }, 600)
+    expect(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH')).toEqual({ userCode: 'ABCD-EFGH' })
+    await storage.adapter('DeviceCode').destroy('d1')
+    expect(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH')).toBeUndefined()
+  })
+
+  it('revokeByGrantId removes that grant’s records of the model and nothing else', async () => {
+    const storage = await open()
+    const tokens = storage.adapter('AccessToken')
+    await tokens.upsert('t1', { grantId: 'g1' }, 60)
+    await tokens.upsert('t2', { grantId: 'g1' }, 60)
+    await tokens.upsert('t3', { grantId: 'g2' }, 60)
+    await storage.adapter('RefreshToken').upsert('r1', { grantId: 'g1' }, 60)
+    await tokens.revokeByGrantId('g1')
+    expect(await tokens.find('t1')).toBeUndefined()
+    expect(await tokens.find('t2')).toBeUndefined()
+    expect(await tokens.find('t3')).toEqual({ grantId: 'g2' })
+    expect(await storage.adapter('RefreshToken').find('r1')).toEqual({ grantId: 'g1' })
+    expect(Object.keys((await onDisk()).models['AccessToken'] ?? {})).toEqual(['t3'])
+  })
+
+  it('find returns undefined once a record has expired, by id, uid and user code', async () => {
+    const interactions = (await open()).adapter('Interaction')
+    await interactions.upsert('i1', { uid: 'u1', userCode: 'UC' }, 10)
+    clock.now += 9_999
+    expect(await interactions.find('i1')).toBeDefined()
+    clock.now += 1
+    expect(await interactions.find('i1')).toBeUndefined()
+    expect(await interactions.findByUid('u1')).toBeUndefined()
+    expect(await interactions.findByUserCode('UC')).toBeUndefined()
+  })
+
+  it('does not let callers mutate stored payloads through what they passed in or got back', async () => {
+    const grants = (await open()).adapter('Grant')
+    const payload = { grantId: 'g1', scopes: ['mcp'] }
+    await grants.upsert('g1', payload)
+    payload.scopes.push('admin')
+    const scopes = (await grants.find('g1'))?.['scopes'] as string[]
+    scopes.push('root')
+    expect(await grants.find('g1')).toEqual({ grantId: 'g1', scopes: ['mcp'] })
+  })
+
+  it('stores ids that collide with Object.prototype names as ordinary ids', async () => {
+    const storage = await open()
+    await storage.adapter('Grant').upsert('__proto__', { grantId: '__proto__' })
+    await storage.records.put('account-usernames', '__proto__', { id: 'a1' })
+    await storage.records.put('account-usernames', 'constructor', { id: 'a2' })
+    const reopened = await createLowdbStorage({ file, now: () => clock.now })
+    opened.push(reopened)
+    expect(await reopened.adapter('Grant').find('__proto__')).toEqual({ grantId: '__proto__' })
+    expect(await reopened.records.get('account-usernames', '__proto__')).toEqual({ id: 'a1' })
+    expect(await reopened.records.get('account-usernames', 'toString')).toBeUndefined()
+    expect(await reopened.records.list('account-usernames')).toHaveLength(2)
+  })
+
+  it('persists every one of many concurrent upserts (group commit)', async () => {
+    const tokens = (await open()).adapter('AccessToken')
+    const ids = Array.from({ length: 200 }, (_, i) => `t${i}`)
+    await Promise.all(ids.map((id) => tokens.upsert(id, { grantId: 'g1', jti: id }, 60)))
+    expect(Object.keys((await onDisk()).models['AccessToken'] ?? {}).sort()).toEqual([...ids].sort())
+  })
+})
+
+describe('createLowdbStorage records', () => {
+  it('puts, gets, lists and deletes records per collection, durably', async () => {
+    const { records } = await open()
+    await records.put('accounts', 'a1', { id: 'a1', username: 'alice' })
+    await records.put('accounts', 'a2', { id: 'a2', username: 'bob' })
+    expect(await records.get('accounts', 'a1')).toEqual({ id: 'a1', username: 'alice' })
+    expect(await records.list('accounts')).toEqual([
+      { id: 'a1', username: 'alice' },
+      { id: 'a2', username: 'bob' },
+    ])
+    await records.delete('accounts', 'a1')
+    expect(await records.get('accounts', 'a1')).toBeUndefined()
+    expect((await onDisk()).records).toEqual({ accounts: { a2: { id: 'a2', username: 'bob' } } })
+    expect(await records.list('missing')).toEqual([])
+  })
+})
+
+describe('createLowdbStorage file', () => {
+  it('sees all data after a restart on the same file', async () => {
+    const first = await open()
+    await first.adapter('Session').upsert('s1', { uid: 'u1', accountId: 'alice' }, 3600)
+    await first.adapter('AccessToken').upsert('t1', { grantId: 'g1' }, 3600)
+    await first.adapter('AccessToken').upsert('t2', { grantId: 'g1' }, 3600)
+    await first.adapter('AuthorizationCode').upsert('c1', { grantId: 'g1' }, 60)
+    await first.adapter('AuthorizationCode').consume('c1')
+    await first.records.put('accounts', 'a1', { username: 'alice' })
+    await first.close()
+
+    const second = await open()
+    expect(await second.adapter('Session').findByUid('u1')).toEqual({ uid: 'u1', accountId: 'alice' })
+    expect(await second.adapter('AuthorizationCode').find('c1')).toMatchObject({ consumed: Math.floor(clock.now / 1000) })
+    expect(await second.records.get('accounts', 'a1')).toEqual({ username: 'alice' })
+    await second.adapter('AccessToken').revokeByGrantId('g1')
+    expect(await second.adapter('AccessToken').find('t1')).toBeUndefined()
+    expect(await second.adapter('AccessToken').find('t2')).toBeUndefined()
+  })
+
+  it('does not serve records that expired while it was stopped', async () => {
+    const first = await open()
+    await first.adapter('Interaction').upsert('i1', { uid: 'u1' }, 10)
+    await first.close()
+    clock.now += 11_000
+    const second = await open()
+    expect(await second.adapter('Interaction').find('i1')).toBeUndefined()
+    expect(await second.adapter('Interaction').findByUid('u1')).toBeUndefined()
+  })
+
+  it('creates the directory 0700 and the file 0600', async () => {
+    await (await open()).records.put('accounts', 'a1', { username: 'alice' })
+    expect((await stat(join(dir, 'data'))).mode & 0o777).toBe(0o700)
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+  })
+
+  it('keeps the file 0600 even when someone loosened it', async () => {
+    const storage = await open()
+    await storage.records.put('accounts', 'a1', { username: 'alice' })
+    await chmod(file, 0o644)
+    await storage.records.put('accounts', 'a2', { username: 'bob' })
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+  })
+
+  it('sweep removes expired records from the file', async () => {
+    const storage = await open({ sweepIntervalMs: 10 })
+    await storage.adapter('AccessToken').upsert('short', { grantId: 'g1' }, 10)
+    await storage.adapter('AccessToken').upsert('long', { grantId: 'g1' }, 3600)
+    await storage.adapter('Client').upsert('forever', { client_id: 'forever' })
+    clock.now += 60_000
+    await vi.waitFor(async () => {
+      expect(Object.keys((await onDisk()).models['AccessToken'] ?? {})).toEqual(['long'])
+    })
+    expect(Object.keys((await onDisk()).models['Client'] ?? {})).toEqual(['forever'])
+  })
+
+  it('close waits for writes still in flight', async () => {
+    const storage = await open()
+    const tokens = storage.adapter('AccessToken')
+    const writes = Array.from({ length: 20 }, (_, i) => tokens.upsert(`t${i}`, { grantId: 'g1' }, 60))
+    await storage.close()
+    expect(Object.keys((await onDisk()).models['AccessToken'] ?? {})).toHaveLength(20)
+    await Promise.all(writes)
+  })
+
+  it('refuses a corrupt file and leaves it untouched', async () => {
+    const first = await open()
+    await first.records.put('accounts', 'a1', { username: 'alice' })
+    await first.close()
+    const torn = (await readFile(file, 'utf8')).slice(0, 20)
+    await writeFile(file, torn)
+    await expect(open()).rejects.toThrow(/corrupt/)
+    await expect(open()).rejects.toThrow(file)
+    expect(await readFile(file, 'utf8')).toBe(torn)
+  })
+
+  it('refuses a file of an unknown format version', async () => {
+    await mkdir(join(dir, 'data'))
+    const newer = JSON.stringify({ version: 2, models: {}, records: {} })
+    await writeFile(file, newer)
+    await expect(open()).rejects.toThrow(/format version 2; this build reads version 1/)
+    expect(await readFile(file, 'utf8')).toBe(newer)
+  })
+
+  it('rejects a sweep interval setInterval cannot honour', async () => {
+    await expect(open({ sweepIntervalMs: 0 })).rejects.toThrow(RangeError)
+    await expect(open({ sweepIntervalMs: Infinity })).rejects.toThrow(RangeError)
+  })
+})
+
+describe('createLowdbStorage crash safety', () => {
+  const built = new URL('../../dist/storage/lowdb-storage.js', import.meta.url)
+
+  it('keeps every acknowledged upsert when the process is killed mid-write', async () => {
+    if (!existsSync(fileURLToPath(built))) throw new Error(`${fileURLToPath(built)} is missing: run npm run build first`)
+    const script = join(dir, 'writer.mjs')
+    await writeFile(
+      script,
+      `import { createLowdbStorage } from ${JSON.stringify(built.href)}
+const storage = await createLowdbStorage({ file: process.argv[2] })
+const tokens = storage.adapter('AccessToken')
+process.stdout.write('ready\\n')
+let next = 0
+for (;;) {
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    const id = 'token-' + next++
+    await tokens.upsert(id, { grantId: 'g' + (next % 3), jti: id }, 3600)
+    process.stdout.write(id + '\\n')
+  }))
+}
+`,
+    )
+    const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    let killer: NodeJS.Timeout | undefined
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      if (killer === undefined && out.startsWith('ready\n')) killer = setTimeout(() => child.kill('SIGKILL'), 300)
+    })
+    const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null]
+    expect(signal).toBe('SIGKILL')
+
+    // Pipes on Linux are written synchronously, so every printed line left the child before the kill.
+    const acknowledged = out.split('\n').filter((line) => line.startsWith('token-'))
+    expect(acknowledged.length).toBeGreaterThan(0)
+    const stored = (await onDisk()).models['AccessToken'] ?? {}
+    expect(acknowledged.filter((id) => !(id in stored))).toEqual([])
+
+    const reopened = await open()
+    expect(await reopened.adapter('AccessToken').find(acknowledged.at(-1)!)).toMatchObject({ jti: acknowledged.at(-1) })
+  })
+})
