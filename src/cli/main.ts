@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 import { runCommand, UsageError, type Command } from './command.js'
+import { authServerCommand } from './commands/auth-server.js'
+import { clientsCommand } from './commands/clients.js'
 import { demoServerCommand } from './commands/demo-server.js'
+import { keysCommand } from './commands/keys.js'
+import { usersCommand } from './commands/users.js'
 
-const commands: Command[] = [demoServerCommand]
+const commands: Command[] = [authServerCommand, demoServerCommand, usersCommand, clientsCommand, keysCommand]
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length))
@@ -34,7 +38,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mcp-auth ${command.name}: ${error.message}\n${command.usage.trimEnd()}\n`)
       return 2
     }
-    process.stderr.write(`mcp-auth ${command.name}: ${error instanceof Error ? error.message : String(error)}\n`)
+    const description = (error as { error_description?: unknown }).error_description
+    const message = error instanceof Error ? error.message : String(error)
+    process.stderr.write(`mcp-auth ${command.name}: ${message}${typeof description === 'string' ? `: ${description}` : ''}\n`)
     return 1
   }
 }

@@ -1,6 +1,9 @@
+import { dirname } from 'node:path'
 import { Low } from 'lowdb'
 import { defaults } from '../config/defaults.js'
 import { DurableJsonFile } from './durable-json-file.js'
+import { acquireFileLock } from './file-lock.js'
+import { ensurePrivateDir } from './private-file.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from './types.js'
 
 /** The file format this build reads and writes. */
@@ -258,9 +261,17 @@ function checkInterval(ms: number): number {
 export async function createLowdbStorage(options: LowdbStorageOptions): Promise<AuthStorage> {
   const now = options.now ?? Date.now
   const interval = checkInterval(options.sweepIntervalMs ?? defaults.storage.sweepIntervalMs)
+  await ensurePrivateDir(dirname(options.file))
+  const lock = acquireFileLock(options.file)
   const db = new Low<StoreFile>(new DurableJsonFile<StoreFile>(options.file), { version: VERSION, models: {}, records: {} })
-  await db.read()
-  const data = (db.data = parseStore(db.data, options.file))
+  let data: StoreFile
+  try {
+    await db.read()
+    data = db.data = parseStore(db.data, options.file)
+  } catch (error) {
+    lock.release()
+    throw error
+  }
   const writes = new Writes(db)
 
   const models = new Map<string, LowdbModel>()
@@ -287,7 +298,11 @@ export async function createLowdbStorage(options: LowdbStorageOptions): Promise<
     records: recordStore(data.records, writes),
     async close() {
       clearInterval(timer)
-      await writes.settle()
+      try {
+        await writes.settle()
+      } finally {
+        lock.release()
+      }
     },
   }
 }

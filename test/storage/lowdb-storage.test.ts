@@ -132,6 +132,7 @@ describe('createLowdbStorage adapter', () => {
     await storage.adapter('Grant').upsert('__proto__', { grantId: '__proto__' })
     await storage.records.put('account-usernames', '__proto__', { id: 'a1' })
     await storage.records.put('account-usernames', 'constructor', { id: 'a2' })
+    await storage.close()
     const reopened = await createLowdbStorage({ file, now: () => clock.now })
     opened.push(reopened)
     expect(await reopened.adapter('Grant').find('__proto__')).toEqual({ grantId: '__proto__' })
@@ -145,6 +146,29 @@ describe('createLowdbStorage adapter', () => {
     const ids = Array.from({ length: 200 }, (_, i) => `t${i}`)
     await Promise.all(ids.map((id) => tokens.upsert(id, { grantId: 'g1', jti: id }, 60)))
     expect(Object.keys((await onDisk()).models['AccessToken'] ?? {}).sort()).toEqual([...ids].sort())
+  })
+})
+
+describe('createLowdbStorage lock', () => {
+  it('refuses a second opening of the same file while the first is open, and allows it after close', async () => {
+    const first = await open()
+    await expect(createLowdbStorage({ file })).rejects.toThrow(/in use by process/)
+    await first.close()
+    const second = await createLowdbStorage({ file })
+    opened.push(second)
+    await second.records.put('c', 'k', { v: 1 })
+  })
+
+  it('takes over a lock left by a process that died', async () => {
+    const { writeFile, mkdir } = await import('node:fs/promises')
+    const { dirname } = await import('node:path')
+    const { spawnSync } = await import('node:child_process')
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(`${file}.lock`, dead.stdout)
+    const storage = await createLowdbStorage({ file })
+    opened.push(storage)
+    await storage.records.put('c', 'k', { v: 1 })
   })
 })
 

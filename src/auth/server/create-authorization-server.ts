@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
@@ -39,6 +40,12 @@ export interface AuthorizationServer {
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
   readonly storage: AuthStorage
+  /**
+   * Registers a client as an administrator would (`mcp-auth clients add`): validated like any
+   * registration, never expired. Generates `client_id` when absent, and a secret for
+   * confidential clients, returned here once and stored encrypted.
+   */
+  addClient(metadata: Record<string, unknown>): Promise<{ client_id: string; client_secret?: string }>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /** Stops timers and flushes storage (when the server created it). */
@@ -79,10 +86,11 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
 
+  const clientAdapter = new Adapter('Client')
   const sweeper = await startUnusedClientSweeper({
     provider,
     records: storage.records,
-    clients: new Adapter('Client'),
+    clients: clientAdapter,
     ttlSeconds: options.registration.unusedClientTtlSeconds,
     intervalMs: defaults.storage.sweepIntervalMs,
   })
@@ -139,6 +147,18 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     app,
     accounts,
     storage,
+    async addClient(metadata) {
+      const client: Record<string, unknown> = { client_id: randomBytes(24).toString('base64url'), client_id_issued_at: Math.floor(Date.now() / 1000), ...metadata }
+      const method = client['token_endpoint_auth_method'] ?? 'client_secret_basic'
+      if ((method === 'client_secret_basic' || method === 'client_secret_post') && client['client_secret'] === undefined) {
+        client['client_secret'] = randomBytes(32).toString('base64url')
+      }
+      await provider.Client.validate(client as never)
+      const clientId = String(client['client_id'])
+      if ((await provider.Client.find(clientId)) !== undefined) throw new Error(`a client with client_id ${clientId} already exists`)
+      await clientAdapter.upsert(clientId, client)
+      return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
+    },
     sweepUnusedClients: () => sweeper.sweep(),
     async close() {
       sweeper.stop()

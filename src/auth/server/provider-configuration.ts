@@ -115,7 +115,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           for (const uri of uris) {
             const problem = redirectUriProblem(uri)
             if (problem !== undefined) {
-              throw field === 'redirect_uris' ? new errors.InvalidRedirectUri(problem) : new errors.InvalidClientMetadata(problem)
+              // InvalidRedirectUri has a fixed description (for authorization requests); say what is wrong.
+              throw field === 'redirect_uris' ? Object.assign(new errors.InvalidRedirectUri(), { error_description: problem }) : new errors.InvalidClientMetadata(problem)
             }
           }
         }

@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { AuthorizationServerOptions } from '../../auth/server/options.js'
+import { defaults } from '../../config/defaults.js'
+import { loadConfigFile } from '../../config/load-config-file.js'
+import { parsePort, UsageError, type Command } from '../command.js'
+import { untilSignal } from '../serve.js'
+
+export const authServerCommand: Command = {
+  name: 'auth-server',
+  summary: 'run the standalone OAuth 2.1 authorization server for MCP',
+  usage: `
+Usage: mcp-auth auth-server [--config FILE] [--issuer URL] [--host 127.0.0.1] [--port N] [--data-dir DIR]
+
+Runs the authorization server: RFC 8414 / OIDC metadata, dynamic client registration, client ID
+metadata documents, authorization code + PKCE with login and consent pages, client credentials,
+refresh rotation, revocation, introspection, JWT access tokens bound to your MCP resources.
+Storage, signing keys and secrets live in the data directory (created 0700, files 0600).
+Prints "listening on <url>" once it accepts connections.
+
+Options:
+  --config FILE      JSON configuration (see config/auth-server.example.json)
+  --issuer URL       issuer identifier (default: http://<host>:<port>; https unless loopback)
+  --host HOST        interface to bind (default ${defaults.cli.host})
+  --port PORT        port (default: the issuer's port, else ${defaults.cli.port}: ephemeral)
+  --data-dir DIR     data directory (default ${defaults.storage.dataDir})
+  --resource URL     protected MCP resource (repeatable; default <issuer origin>${defaults.streamableHttp.path})
+  --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
+  -h, --help         show this help
+`,
+  options: {
+    config: { type: 'string' },
+    issuer: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    'data-dir': { type: 'string' },
+    resource: { type: 'string', multiple: true },
+    'trust-proxy': { type: 'boolean' },
+  },
+  async run(values) {
+    const fromFile = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
+    const options = { ...fromFile } as AuthorizationServerOptions
+    const issuer = (values.issuer as string | undefined) ?? options.issuer
+    if (issuer !== undefined && !URL.canParse(issuer)) throw new UsageError(`--issuer must be an absolute URL, got ${issuer}`)
+    const host = (values.host as string | undefined) ?? defaults.cli.host
+    const issuerPort = issuer === undefined ? undefined : Number(new URL(issuer).port || (new URL(issuer).protocol === 'https:' ? 443 : 80))
+    const port = parsePort(values.port, issuerPort ?? defaults.cli.port)
+    if (typeof values['data-dir'] === 'string') options.dataDir = values['data-dir']
+    const resources = values.resource as unknown as string[] | undefined
+    if (resources !== undefined) options.resources = resources.map((uri) => ({ uri }))
+    if (values['trust-proxy'] === true) options.trustProxy = true
+
+    let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
+    const server = createServer((req, res) => {
+      if (handler !== undefined) return handler(req, res)
+      res.statusCode = 503
+      res.end()
+    })
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => resolve())
+    })
+    const address = server.address() as AddressInfo
+    const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+    let as
+    try {
+      as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
+    } catch (error) {
+      server.close()
+      throw error
+    }
+    as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
+    as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
+    handler = as.app.callback()
+    process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
+    await untilSignal()
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+    await as.close()
+  },
+}

@@ -1,0 +1,66 @@
+import { defaults } from '../../config/defaults.js'
+import { UsageError, type Command } from '../command.js'
+
+const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']
+
+export const clientsCommand: Command = {
+  name: 'clients',
+  summary: 'pre-register an OAuth client with the authorization server',
+  usage: `
+Usage: mcp-auth clients add --name NAME [--redirect-uri URI]... [--grant-type TYPE]...
+                            [--auth-method METHOD] [--jwks-uri URL] [--scope "a b"] [--data-dir DIR]
+
+Registers a client the way dynamic registration would (same redirect URI policy: https, or http
+on a loopback host, where any port matches), without expiry. Prints its client_id, and for
+client_secret_basic / client_secret_post a client_secret — shown once, stored encrypted.
+Stop a running server on the same data directory first.
+
+Options:
+  --name NAME            client_name shown on the consent page
+  --redirect-uri URI     redirect URI (repeatable; needed for authorization_code)
+  --grant-type TYPE      authorization_code, refresh_token, client_credentials (repeatable;
+                         default: authorization_code + refresh_token, or client_credentials
+                         when no redirect URI is given)
+  --auth-method METHOD   ${METHODS.join(' | ')} (default client_secret_basic)
+  --jwks-uri URL         where the client publishes its keys (private_key_jwt)
+  --scope "a b"          scopes this client may request (default: any)
+  --data-dir DIR         data directory (default ${defaults.storage.dataDir})
+  -h, --help             show this help
+`,
+  options: {
+    name: { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
+    'grant-type': { type: 'string', multiple: true },
+    'auth-method': { type: 'string' },
+    'jwks-uri': { type: 'string' },
+    scope: { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
+  allowPositionals: true,
+  async run(values, positionals) {
+    if (positionals.length !== 1 || positionals[0] !== 'add') throw new UsageError("expected 'add'")
+    if (typeof values.name !== 'string') throw new UsageError('--name is required')
+    const method = (values['auth-method'] as string | undefined) ?? 'client_secret_basic'
+    if (!METHODS.includes(method)) throw new UsageError(`--auth-method must be one of ${METHODS.join(', ')}`)
+    const redirectUris = (values['redirect-uri'] as unknown as string[] | undefined) ?? []
+    const grantTypes =
+      (values['grant-type'] as unknown as string[] | undefined) ?? (redirectUris.length > 0 ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
+    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ dataDir: (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir })
+    try {
+      const added = await as.addClient({
+        client_name: values.name,
+        redirect_uris: redirectUris,
+        grant_types: grantTypes,
+        response_types: grantTypes.includes('authorization_code') ? ['code'] : [],
+        token_endpoint_auth_method: method,
+        ...(typeof values['jwks-uri'] === 'string' ? { jwks_uri: values['jwks-uri'] } : {}),
+        ...(typeof values.scope === 'string' ? { scope: values.scope } : {}),
+      })
+      process.stdout.write(`client_id: ${added.client_id}\n`)
+      if (added.client_secret !== undefined) process.stdout.write(`client_secret: ${added.client_secret}\n(shown once; stored encrypted)\n`)
+      return 0
+    } finally {
+      await as.close()
+    }
+  },
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { defaults } from '../../config/defaults.js'
+import { AccountStore } from '../../auth/server/account-store.js'
+import { createLowdbStorage } from '../../storage/lowdb-storage.js'
+import { UsageError, type Command } from '../command.js'
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? ''
+}
+
+export const usersCommand: Command = {
+  name: 'users',
+  summary: 'add or list local accounts of the authorization server',
+  usage: `
+Usage: mcp-auth users add <username> [--password-stdin] [--name NAME] [--email EMAIL] [--data-dir DIR]
+       mcp-auth users list [--data-dir DIR]
+
+'add' creates the account, or sets a new password for an existing one. The password comes from
+the first line of stdin with --password-stdin, else from MCP_AUTH_PASSWORD, else a random one is
+generated and printed once. Passwords are stored as scrypt hashes. Stop a running server on the
+same data directory first (the store refuses a second writer).
+
+Options:
+  --password-stdin   read the password from stdin
+  --name NAME        display name (OIDC 'name' claim)
+  --email EMAIL      email (OIDC 'email' claim)
+  --data-dir DIR     data directory (default ${defaults.storage.dataDir})
+  -h, --help         show this help
+`,
+  options: {
+    'password-stdin': { type: 'boolean' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    'data-dir': { type: 'string' },
+  },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const [action, username, ...extra] = positionals
+    if (action !== 'add' && action !== 'list') throw new UsageError("expected 'add <username>' or 'list'")
+    if (extra.length > 0 || (action === 'add' && username === undefined) || (action === 'list' && username !== undefined)) {
+      throw new UsageError(action === 'add' ? 'expected exactly one username' : "'list' takes no arguments")
+    }
+    const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
+    const storage = await createLowdbStorage({ file: join(dataDir, defaults.storage.dbFile) })
+    try {
+      const accounts = new AccountStore(storage.records)
+      if (action === 'list') {
+        for (const account of await accounts.list()) process.stdout.write(`${account.username}\t${account.id}${account.upstream ? `\t(${account.upstream.issuer})` : ''}\n`)
+        return 0
+      }
+      let password = values['password-stdin'] === true ? await readStdin() : process.env['MCP_AUTH_PASSWORD']
+      const generated = password === undefined || password === ''
+      if (generated) password = randomBytes(12).toString('base64url')
+      const claims = {
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        ...(typeof values.email === 'string' ? { email: values.email, email_verified: false } : {}),
+      }
+      const account = await accounts.setUser(username!, password!, claims)
+      process.stdout.write(`account ${account.username} (${account.id}) saved\n`)
+      if (generated) process.stdout.write(`password: ${password}\n(shown once; it is stored only as a hash)\n`)
+      return 0
+    } finally {
+      await storage.close()
+    }
+  },
+}

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { CLI_PATH } from './paths.js'
+
+/** Runs `mcp-auth <args>` to completion. */
+export function runCli(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Starts a long-running `mcp-auth <args>` and resolves with its URL once it prints `listening on <url>`. */
+export function startCli(args: string[], timeoutMs = 15_000): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`no "listening on" within ${timeoutMs} ms:\n${output}`))
+    }, timeoutMs)
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString()
+      const match = /listening on (\S+)/.exec(output)
+      if (match !== null) {
+        clearTimeout(timer)
+        resolve({ child, url: match[1]!, output: () => output })
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited with ${code} before listening:\n${output}`))
+    })
+  })
+}
+
+/** Stops a child and waits for it to exit. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill(signal)
+  })
+}
