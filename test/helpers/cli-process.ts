@@ -16,9 +16,10 @@ export function runCli(args: string[], options: { input?: string; env?: Record<s
 }
 
 /** Starts a long-running `mcp-auth <args>` and resolves with its URL once it prints `listening on <url>`. */
-export function startCli(args: string[], timeoutMs = 15_000): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+export function startCli(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const timeoutMs = options.timeoutMs ?? 15_000
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } })
     let output = ''
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
