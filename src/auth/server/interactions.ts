@@ -28,7 +28,7 @@ const SCOPE_TEXT: Record<string, string> = {
   openid: 'Confirm your identity',
   profile: 'Your name and username',
   email: 'Your email address',
-  offline_access: 'Stay signed in (refresh tokens)',
+  offline_access: 'Stay signed in until you revoke access (refresh tokens)',
 }
 
 /**
@@ -78,9 +78,12 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       ...Object.values(missing).flat(),
     ])
     scopes.delete('openid')
-    const scopeItems = [...scopes]
-      .map((scope) => `<li><code>${escapeHtml(scope)}</code>${SCOPE_TEXT[scope] ? ` — ${escapeHtml(SCOPE_TEXT[scope])}` : ''}</li>`)
-      .join('')
+    // Refresh tokens go to every client allowed the grant (see provider-configuration), so say so
+    // whether or not it asked for offline_access.
+    scopes.delete('offline_access')
+    const scopeItems =
+      [...scopes].map((scope) => `<li><code>${escapeHtml(scope)}</code>${SCOPE_TEXT[scope] ? ` — ${escapeHtml(SCOPE_TEXT[scope])}` : ''}</li>`).join('') +
+      (client.grantTypeAllowed('refresh_token') ? `<li>${escapeHtml(SCOPE_TEXT['offline_access'])}</li>` : '')
     const redirectUri = URL.parse(String(details.params['redirect_uri'] ?? ''))
     page(ctx, 200, 'consent', 'Allow access?', {
       clientName,
@@ -88,7 +91,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       resource,
       username: account?.username ?? details.session?.accountId ?? '',
       redirectHost: redirectUri?.host ?? '(unknown)',
-      scopeItems: scopeItems || '<li>Access with no particular scope</li>',
+      scopeItems: scopeItems === '' ? '<li>Access with no particular scope</li>' : scopeItems,
       csrf,
       confirmAction: `${basePath}/${uid}/confirm`,
       abortAction,

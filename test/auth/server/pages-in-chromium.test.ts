@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdir, stat } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import * as oidc from 'openid-client'
+import { launchChromium } from '../../helpers/chromium.js'
+import { REPO_ROOT } from '../../helpers/paths.js'
+import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
+
+const insecure = { execute: [oidc.allowInsecureRequests] }
+const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'screenshots')
+
+let s: RunningAuthServer
+let browser: Browser
+/** The client's loopback redirect target: records what arrives and shows a plain page. */
+let callbackServer: Server
+let callbackOrigin: string
+const arrived: URL[] = []
+
+beforeAll(async () => {
+  s = await startAuthServer()
+  await s.as.accounts.setUser('grace', 'grace password 1', { name: 'Grace Hopper' })
+  browser = await launchChromium()
+  callbackServer = createServer((req, res) => {
+    const url = new URL(req.url!, callbackOrigin)
+    if (url.pathname === '/callback') arrived.push(url)
+    res.setHeader('content-type', 'text/html')
+    res.end('<!doctype html><title>done</title><p id="done">You can close this window.</p>')
+  })
+  await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve))
+  callbackOrigin = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}`
+  await mkdir(SCREENSHOTS, { recursive: true })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  callbackServer?.closeAllConnections()
+  await new Promise((resolve) => callbackServer?.close(resolve))
+  await s?.stop(true)
+})
+
+async function startAuthorization(scope = 'mcp') {
+  const config = await oidc.dynamicClientRegistration(
+    new URL(s.issuer),
+    { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', client_name: 'Chromium Test Client', application_type: 'native' },
+    oidc.None(),
+    insecure,
+  )
+  const verifier = oidc.randomPKCECodeVerifier()
+  const state = oidc.randomState()
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: `${callbackOrigin}/callback`,
+    scope,
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
+  return { config, verifier, state, url }
+}
+
+describe('login and consent pages in Chromium', () => {
+  it('signs in, shows the client, redirect host, scopes and resource, and returns a code', async () => {
+    const { config, verifier, state, url } = await startAuthorization('mcp offline_access')
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const failures: string[] = []
+    page.on('requestfailed', (request) => failures.push(request.url()))
+    page.on('console', (message) => message.type() === 'error' && failures.push(message.text()))
+    await page.goto(url.href)
+    await expect.poll(() => page.title()).toContain('Sign in')
+    expect(await page.textContent('main')).toContain('Chromium Test Client')
+    await page.screenshot({ path: join(SCREENSHOTS, 'login.png') })
+    await page.fill('#username', 'grace')
+    await page.fill('#password', 'grace password 1')
+    await page.click('#sign-in')
+    await page.waitForSelector('#allow')
+    const consentText = (await page.textContent('main'))!
+    expect(consentText).toContain('Chromium Test Client')
+    expect(consentText).toContain(`127.0.0.1:${new URL(callbackOrigin).port}`)
+    expect(consentText).toContain('mcp')
+    expect(consentText).toContain('Stay signed in')
+    expect(consentText).toContain(`${s.origin}/mcp`)
+    expect(consentText).toContain('grace')
+    await page.screenshot({ path: join(SCREENSHOTS, 'consent.png') })
+    await page.click('#allow')
+    await page.waitForSelector('#done')
+    const callback = arrived.at(-1)!
+    expect(callback.searchParams.get('state')).toBe(state)
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, { redirect_uri: `${callbackOrigin}/callback` })
+    expect(tokens.access_token).toBeTypeOf('string')
+    expect(tokens.refresh_token).toBeTypeOf('string')
+    // No external assets, no script errors, nothing blocked by the pages' CSP.
+    expect(failures).toEqual([])
+    expect((await stat(join(SCREENSHOTS, 'consent.png'))).size).toBeGreaterThan(1000)
+    await context.close()
+  })
+
+  it('shows the error again on a wrong password, and Deny sends access_denied', async () => {
+    const { url } = await startAuthorization()
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(url.href)
+    await page.fill('#username', 'grace')
+    await page.fill('#password', 'not the password')
+    await page.click('#sign-in')
+    await expect.poll(async () => page.textContent('.error')).toContain('Wrong username or password')
+    await page.fill('#password', 'grace password 1')
+    await page.click('#sign-in')
+    await page.waitForSelector('#deny')
+    await page.click('#deny')
+    await page.waitForSelector('#done')
+    expect(arrived.at(-1)!.searchParams.get('error')).toBe('access_denied')
+    await context.close()
+  })
+
+  it('sets session cookies HttpOnly and SameSite=Lax', async () => {
+    const { url } = await startAuthorization()
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    await page.goto(url.href)
+    await page.fill('#username', 'grace')
+    await page.fill('#password', 'grace password 1')
+    await page.click('#sign-in')
+    await page.waitForSelector('#allow')
+    const cookies = await context.cookies()
+    expect(cookies.length).toBeGreaterThan(0)
+    for (const cookie of cookies) {
+      expect(cookie.httpOnly, cookie.name).toBe(true)
+      expect(cookie.sameSite, cookie.name).toBe('Lax')
+    }
+    await context.close()
+  })
+})
