@@ -6,3 +6,4 @@ export { createLowdbStorage, type LowdbStorageOptions } from './lowdb-storage.js
 export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage.js'
 export { DurableJsonFile } from './durable-json-file.js'
 export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from './types.js'
+export { StorageLockedError } from './file-lock.js'

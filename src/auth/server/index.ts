@@ -1,0 +1,22 @@
+/**
+ * `mcp-auth/auth-server`: the OAuth 2.1 authorization server for MCP and its storage seam.
+ * Every name here is public; the rest of src/auth/server is internal.
+ */
+export { createAuthorizationServer } from './create-authorization-server.js'
+export type { AuthorizationServer } from './create-authorization-server.js'
+export { authorizationServerOptionsSchema } from './options.js'
+export type { AuthorizationServerOptions, AuthorizationServerConfig } from './options.js'
+export { AccountStore } from './account-store.js'
+export type { Account } from './account-store.js'
+export { loadSigningKeys, rotateSigningKeys } from './signing-keys.js'
+export { createLowdbStorage, createMemoryStorage, StorageLockedError } from '../../storage/index.js'
+export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../../storage/index.js'
+export {
+  OAuthError,
+  InvalidRequestError,
+  InvalidTokenError,
+  InsufficientScopeError,
+  AccessDeniedError,
+  TooManyRequestsError,
+  TemporarilyUnavailableError,
+} from '../errors.js'
