@@ -136,6 +136,35 @@ describe('mcp-auth auth-server restarts', () => {
   })
 })
 
+describe('mcp-auth keys rotate', () => {
+  it('signs with new keys after a restart while tokens signed before still verify', async () => {
+    const { createLocalJWKSet, decodeProtectedHeader, jwtVerify } = await import('jose')
+    const dir = await dataDir()
+    const port = await freePort()
+    const added = await runCli(['clients', 'add', '--name', 'Rotating', '--data-dir', dir])
+    const clientId = /client_id: (\S+)/.exec(added.stdout)![1]!
+    const secret = /client_secret: (\S+)/.exec(added.stdout)![1]!
+    const token = async (url: string): Promise<string> => {
+      const server = (await oidc.discovery(new URL(url), clientId, undefined, undefined, insecure)).serverMetadata()
+      const config = new oidc.Configuration(server, clientId, {}, oidc.ClientSecretBasic(secret))
+      oidc.allowInsecureRequests(config)
+      return (await oidc.clientCredentialsGrant(config, { scope: 'mcp' })).access_token
+    }
+    const first = await startServer(dir, port)
+    const before = await token(first.url)
+    await stopChild(first.child)
+    const rotated = await runCli(['keys', 'rotate', '--data-dir', dir])
+    expect(rotated.code).toBe(0)
+    const second = await startServer(dir, port)
+    const after = await token(second.url)
+    expect(decodeProtectedHeader(after).kid).not.toBe(decodeProtectedHeader(before).kid)
+    const jwks = createLocalJWKSet((await (await fetch(`${second.url}/jwks`)).json()) as { keys: [] })
+    for (const jwt of [before, after]) {
+      expect((await jwtVerify(jwt, jwks, { issuer: second.url, audience: `http://127.0.0.1:${port}/mcp` })).payload.client_id).toBe(clientId)
+    }
+  })
+})
+
 describe('mcp-auth auth-server options', () => {
   it('refuses an http issuer that is not loopback, and unknown configuration keys, with a clear message', async () => {
     const dir = await dataDir()

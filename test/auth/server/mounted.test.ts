@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createServer, type Server } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import Koa from 'koa'
+import Cookies from 'cookies'
+import * as oidc from 'openid-client'
+import { createAuthorizationServer, type AuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
+import { formLogin } from '../../helpers/form-login.js'
+
+const insecure = { execute: [oidc.allowInsecureRequests] }
+
+/** The authorization server mounted in a host Koa app that has routes (and cookie keys) of its own. */
+let server: Server
+let as: AuthorizationServer
+let origin: string
+let dataDir: string
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-mounted-'))
+  const host = new Koa()
+  host.keys = ['the host app key']
+  let middleware: Koa.Middleware = async (_ctx, next) => next()
+  host.use((ctx, next) => middleware(ctx, next))
+  host.use(async (ctx) => {
+    if (ctx.path === '/mcp') {
+      ctx.cookies.set('host-cookie', 'host-value', { signed: true })
+      ctx.body = { served: 'by the host app' }
+    }
+  })
+  server = createServer(host.callback())
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  as = await createAuthorizationServer({ issuer: origin, dataDir, rateLimits: false })
+  middleware = as.middleware
+  await as.accounts.setUser('ivan', 'ivan password 1')
+})
+
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+  await as.close()
+  await rm(dataDir, { recursive: true, force: true })
+})
+
+describe('the authorization server mounted in another Koa app', () => {
+  it("passes the host's own routes through, with the host's cookie keys", async () => {
+    const response = await fetch(`${origin}/mcp`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ served: 'by the host app' })
+    const setCookies = response.headers.getSetCookie()
+    const cookieHeader = setCookies.map((line) => line.split(';')[0]).join('; ')
+    // The signature verifies with the host's key, not the authorization server's.
+    const verifier = new Cookies({ headers: { cookie: cookieHeader } } as never, {} as never, { keys: ['the host app key'] })
+    expect(verifier.get('host-cookie', { signed: true })).toBe('host-value')
+    expect((await fetch(`${origin}/elsewhere`)).status).toBe(404)
+  })
+
+  it('runs a whole authorization code flow on the shared origin', async () => {
+    const config = await oidc.dynamicClientRegistration(new URL(origin), { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+    const verifier = oidc.randomPKCECodeVerifier()
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1/cb', scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+    const { callback } = await formLogin(url, { username: 'ivan', password: 'ivan password 1', redirectUri: 'http://127.0.0.1/cb' })
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
+    expect(tokens.access_token).toBeTypeOf('string')
+  })
+})
