@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
 
@@ -55,6 +56,41 @@ function refreshTokenAdapter(inner: OidcAdapter, graceSeconds: number, now: () =
   }
 }
 
+/**
+ * Models whose record id is a bearer credential (the opaque token value itself). Their records
+ * are stored under a SHA-256 of the id, without the `jti` copy oidc-provider puts in the payload,
+ * so a copy of the data file holds no usable token. (Session and DeviceCode are looked up by
+ * `uid` / `userCode` and need their id back, so they keep it.)
+ */
+const CREDENTIAL_MODELS = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'ClientCredentials',
+  'RegistrationAccessToken',
+  'InitialAccessToken',
+  'PushedAuthorizationRequest',
+  'BackchannelAuthenticationRequest',
+])
+
+const digest = (id: string): string => createHash('sha256').update(id).digest('base64url')
+
+function hashedIdAdapter(inner: OidcAdapter): OidcAdapter {
+  return {
+    ...bind(inner),
+    async upsert(id, payload, expiresIn) {
+      const { jti: _jti, ...rest } = payload
+      await inner.upsert(digest(id), rest as OidcPayload, expiresIn)
+    },
+    async find(id) {
+      const payload = await inner.find(digest(id))
+      return payload === undefined ? undefined : { ...payload, jti: id }
+    },
+    consume: (id) => inner.consume(digest(id)),
+    destroy: (id) => inner.destroy(digest(id)),
+  }
+}
+
 function bind(inner: OidcAdapter): OidcAdapter {
   return {
     upsert: inner.upsert.bind(inner),
@@ -77,7 +113,8 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
   function adapterFor(name: string): OidcAdapter {
     let adapter = cache.get(name)
     if (adapter === undefined) {
-      const inner = storage.adapter(name)
+      const stored = storage.adapter(name)
+      const inner = CREDENTIAL_MODELS.has(name) ? hashedIdAdapter(stored) : stored
       adapter =
         name === 'Client'
           ? clientAdapter(inner, options.box)

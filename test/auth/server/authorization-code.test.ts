@@ -199,6 +199,25 @@ describe('refresh tokens', () => {
   })
 })
 
+describe('tokens at rest', () => {
+  it('the data file holds no usable refresh token, code or registration access token', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const { join } = await import('node:path')
+    const response = await fetch(`${s.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' }) })
+    const registration = (await response.json()) as { client_id: string; registration_access_token: string }
+    const config = await registerPublicClient()
+    const { callback, verifier, state } = await authorize(config, { redirectUri: 'http://127.0.0.1/callback' })
+    const code = callback.searchParams.get('code')!
+    const tokens = await exchange(config, callback, verifier, state)
+    const file = await readFile(join(s.dataDir, 'mcp-auth.json'), 'utf8')
+    for (const secret of [tokens.refresh_token!, code, registration.registration_access_token]) expect(file).not.toContain(secret)
+    // …while every one of them still works.
+    expect((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token).toBeTypeOf('string')
+    const read = await fetch(`${s.origin}/register/${registration.client_id}`, { headers: { authorization: `Bearer ${registration.registration_access_token}` } })
+    expect(read.status).toBe(200)
+  })
+})
+
 describe('code replay, revocation and introspection', () => {
   it('a replayed authorization code is refused and revokes what the code issued', async () => {
     const config = await registerPublicClient()
