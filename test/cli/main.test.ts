@@ -1,51 +1,37 @@
-import { spawn } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { CLI_PATH } from '../helpers/paths.js'
-
-function run(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input ?? '')
-  })
-}
+import { runCli } from '../helpers/cli-process.js'
 
 describe('mcp-auth CLI', () => {
   it('lists its commands with --help and exits 0', async () => {
-    const { code, stdout } = await run(['--help'])
+    const { code, stdout } = await runCli(['--help'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/Usage: mcp-auth <command>/)
     expect(stdout).toMatch(/demo-server/)
   })
 
   it('prints usage and exits 2 without a command', async () => {
-    const { code, stdout } = await run([])
+    const { code, stdout } = await runCli([])
     expect(code).toBe(2)
     expect(stdout).toMatch(/Commands:/)
   })
 
   it('refuses an unknown command with exit code 2', async () => {
-    const { code, stderr } = await run(['frobnicate'])
+    const { code, stderr } = await runCli(['frobnicate'])
     expect(code).toBe(2)
     expect(stderr).toMatch(/unknown command 'frobnicate'/)
   })
 
   it('prints a verb’s own help with --help', async () => {
-    const { code, stdout } = await run(['demo-server', '--help'])
+    const { code, stdout } = await runCli(['demo-server', '--help'])
     expect(code).toBe(0)
     expect(stdout).toMatch(/Usage: mcp-auth demo-server/)
   })
 
   it('refuses an unknown option or a bad port with exit code 2 and the usage', async () => {
-    const unknown = await run(['demo-server', '--bogus'])
+    const unknown = await runCli(['demo-server', '--bogus'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/Unknown option '--bogus'/)
-    const badPort = await run(['demo-server', '--port', '70000'])
+    const badPort = await runCli(['demo-server', '--port', '70000'])
     expect(badPort.code).toBe(2)
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/)
   })
@@ -56,7 +42,7 @@ describe('mcp-auth CLI', () => {
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
     ]
-    const { code, stdout } = await run(['demo-server', '--stdio'], `${lines.map((l) => JSON.stringify(l)).join('\n')}\nnot json\n`)
+    const { code, stdout } = await runCli(['demo-server', '--stdio'], { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\nnot json\n` })
     expect(code).toBe(0)
     const messages = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
     // tools/call answers asynchronously, so the parse error may overtake it

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createLowdbStorage, type LowdbStorageOptions } from '../../src/storage/lowdb-storage.js'
 import type { AuthStorage } from '../../src/storage/types.js'
+import { describeStorageContract } from './storage-contract.js'
 
 interface StoreFile {
   version: number
@@ -40,23 +41,26 @@ async function onDisk(): Promise<StoreFile> {
   return JSON.parse(await readFile(file, 'utf8')) as StoreFile
 }
 
-describe('createLowdbStorage adapter', () => {
-  it('finds what was upserted and forgets it once destroyed', async () => {
-    const grants = (await open()).adapter('Grant')
-    await grants.upsert('g1', { accountId: 'alice', grantId: 'g1' }, 60)
-    expect(await grants.find('g1')).toEqual({ accountId: 'alice', grantId: 'g1' })
-    await grants.destroy('g1')
-    expect(await grants.find('g1')).toBeUndefined()
-  })
+describeStorageContract('createLowdbStorage', (contractClock) => createLowdbStorage({ file, now: () => contractClock.now }))
 
+describe('createLowdbStorage adapter', () => {
   it('has each mutation in the file by the time it resolves', async () => {
-    const tokens = (await open()).adapter('AccessToken')
+    const storage = await open()
+    const tokens = storage.adapter('AccessToken')
     await tokens.upsert('t1', { grantId: 'g1' }, 60)
     expect((await onDisk()).models['AccessToken']?.['t1']).toEqual({ payload: { grantId: 'g1' }, expiresAt: clock.now + 60_000 })
     await tokens.consume('t1')
     expect((await onDisk()).models['AccessToken']?.['t1']?.payload['consumed']).toBe(Math.floor(clock.now / 1000))
     await tokens.destroy('t1')
     expect((await onDisk()).models['AccessToken']).toEqual({})
+    await tokens.upsert('t2', { grantId: 'g1' }, 60)
+    await tokens.upsert('t3', { grantId: 'g2' }, 60)
+    await tokens.revokeByGrantId('g1')
+    expect(Object.keys((await onDisk()).models['AccessToken'] ?? {})).toEqual(['t3'])
+    await storage.records.put('accounts', 'a1', { id: 'a1', username: 'alice' })
+    await storage.records.put('accounts', 'a2', { id: 'a2', username: 'bob' })
+    await storage.records.delete('accounts', 'a1')
+    expect((await onDisk()).records).toEqual({ accounts: { a2: { id: 'a2', username: 'bob' } } })
   })
 
   it('writes the documented file layout', async () => {
@@ -68,63 +72,6 @@ describe('createLowdbStorage adapter', () => {
       models: { Client: { c1: { payload: { client_id: 'c1' } } } },
       records: { accounts: { a1: { username: 'alice' } } },
     })
-  })
-
-  it('consume stamps the epoch second it happened at', async () => {
-    const codes = (await open()).adapter('AuthorizationCode')
-    await codes.upsert('c1', { grantId: 'g1' }, 60)
-    clock.now += 1_500
-    await codes.consume('c1')
-    expect(await codes.find('c1')).toEqual({ grantId: 'g1', consumed: Math.floor(clock.now / 1000) })
-  })
-
-  it('finds by uid and by user code, following replacements', async () => {
-    const storage = await open()
-    const sessions = storage.adapter('Session')
-    await sessions.upsert('s1', { uid: 'u1', accountId: 'alice' })
-    await sessions.upsert('s1', { uid: 'u2', accountId: 'alice' })
-    expect(await sessions.findByUid('u1')).toBeUndefined()
-    expect(await sessions.findByUid('u2')).toEqual({ uid: 'u2', accountId: 'alice' })
-    await storage.adapter('DeviceCode').upsert('d1', { userCode: 'ABCD-EFGH' }, 600)
-    expect(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH')).toEqual({ userCode: 'ABCD-EFGH' })
-    await storage.adapter('DeviceCode').destroy('d1')
-    expect(await storage.adapter('DeviceCode').findByUserCode('ABCD-EFGH')).toBeUndefined()
-  })
-
-  it('revokeByGrantId removes that grant’s records of the model and nothing else', async () => {
-    const storage = await open()
-    const tokens = storage.adapter('AccessToken')
-    await tokens.upsert('t1', { grantId: 'g1' }, 60)
-    await tokens.upsert('t2', { grantId: 'g1' }, 60)
-    await tokens.upsert('t3', { grantId: 'g2' }, 60)
-    await storage.adapter('RefreshToken').upsert('r1', { grantId: 'g1' }, 60)
-    await tokens.revokeByGrantId('g1')
-    expect(await tokens.find('t1')).toBeUndefined()
-    expect(await tokens.find('t2')).toBeUndefined()
-    expect(await tokens.find('t3')).toEqual({ grantId: 'g2' })
-    expect(await storage.adapter('RefreshToken').find('r1')).toEqual({ grantId: 'g1' })
-    expect(Object.keys((await onDisk()).models['AccessToken'] ?? {})).toEqual(['t3'])
-  })
-
-  it('find returns undefined once a record has expired, by id, uid and user code', async () => {
-    const interactions = (await open()).adapter('Interaction')
-    await interactions.upsert('i1', { uid: 'u1', userCode: 'UC' }, 10)
-    clock.now += 9_999
-    expect(await interactions.find('i1')).toBeDefined()
-    clock.now += 1
-    expect(await interactions.find('i1')).toBeUndefined()
-    expect(await interactions.findByUid('u1')).toBeUndefined()
-    expect(await interactions.findByUserCode('UC')).toBeUndefined()
-  })
-
-  it('does not let callers mutate stored payloads through what they passed in or got back', async () => {
-    const grants = (await open()).adapter('Grant')
-    const payload = { grantId: 'g1', scopes: ['mcp'] }
-    await grants.upsert('g1', payload)
-    payload.scopes.push('admin')
-    const scopes = (await grants.find('g1'))?.['scopes'] as string[]
-    scopes.push('root')
-    expect(await grants.find('g1')).toEqual({ grantId: 'g1', scopes: ['mcp'] })
   })
 
   it('stores ids that collide with Object.prototype names as ordinary ids', async () => {
@@ -169,23 +116,6 @@ describe('createLowdbStorage lock', () => {
     const storage = await createLowdbStorage({ file })
     opened.push(storage)
     await storage.records.put('c', 'k', { v: 1 })
-  })
-})
-
-describe('createLowdbStorage records', () => {
-  it('puts, gets, lists and deletes records per collection, durably', async () => {
-    const { records } = await open()
-    await records.put('accounts', 'a1', { id: 'a1', username: 'alice' })
-    await records.put('accounts', 'a2', { id: 'a2', username: 'bob' })
-    expect(await records.get('accounts', 'a1')).toEqual({ id: 'a1', username: 'alice' })
-    expect(await records.list('accounts')).toEqual([
-      { id: 'a1', username: 'alice' },
-      { id: 'a2', username: 'bob' },
-    ])
-    await records.delete('accounts', 'a1')
-    expect(await records.get('accounts', 'a1')).toBeUndefined()
-    expect((await onDisk()).records).toEqual({ accounts: { a2: { id: 'a2', username: 'bob' } } })
-    expect(await records.list('missing')).toEqual([])
   })
 })
 

@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { AuthStorage } from '../../src/storage/types.js'
+
+/** A hand-driven clock in epoch ms; each test starts at the same instant and moves it forward. */
+export interface StorageClock {
+  now: number
+}
+
+/**
+ * Registers the behaviour every {@link AuthStorage} backend must show, under `describe(name)`.
+ * `open` builds a fresh, empty backend reading time from `clock.now`; the contract closes each
+ * backend it opened after the test, before any `afterEach` of the calling file runs.
+ *
+ * @example
+ * describeStorageContract('createMemoryStorage', async (clock) => createMemoryStorage({ now: () => clock.now }))
+ */
+export function describeStorageContract(name: string, open: (clock: StorageClock) => Promise<AuthStorage>): void {
+  describe(name, () => {
+    const opened: AuthStorage[] = []
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((storage) => storage.close()))
+    })
+
+    async function setup(): Promise<{ clock: StorageClock; storage: AuthStorage }> {
+      const clock = { now: 1_700_000_000_000 }
+      const storage = await open(clock)
+      opened.push(storage)
+      return { clock, storage }
+    }
+
+    describe('adapter', () => {
+      it('finds what was upserted and forgets it once destroyed', async () => {
+        const { storage } = await setup()
+        const grants = storage.adapter('Grant')
+        await grants.upsert('g1', { accountId: 'alice', grantId: 'g1' }, 60)
+        expect(await grants.find('g1')).toEqual({ accountId: 'alice', grantId: 'g1' })
+        await grants.destroy('g1')
+        expect(await grants.find('g1')).toBeUndefined()
+      })
+
+      it('keeps models apart', async () => {
+        const { storage } = await setup()
+        await storage.adapter('Session').upsert('same-id', { kind: 'session' })
+        expect(await storage.adapter('Grant').find('same-id')).toBeUndefined()
+      })
+
+      it('replaces a record on a second upsert, and its uid with it', async () => {
+        const { storage } = await setup()
+        const sessions = storage.adapter('Session')
+        await sessions.upsert('s1', { uid: 'u1', accountId: 'alice' })
+        await sessions.upsert('s1', { uid: 'u2', accountId: 'bob' })
+        expect(await sessions.find('s1')).toEqual({ uid: 'u2', accountId: 'bob' })
+        expect(await sessions.findByUid('u1')).toBeUndefined()
+        expect(await sessions.findByUid('u2')).toEqual({ uid: 'u2', accountId: 'bob' })
+      })
+
+      it('consume stamps the epoch second it happened at', async () => {
+        const { clock, storage } = await setup()
+        const codes = storage.adapter('AuthorizationCode')
+        await codes.upsert('c1', { grantId: 'g1' }, 60)
+        clock.now += 1_500
+        await codes.consume('c1')
+        expect(await codes.find('c1')).toEqual({ grantId: 'g1', consumed: Math.floor(clock.now / 1000) })
+      })
+
+      it('finds by uid and by user code until the record is destroyed', async () => {
+        const { storage } = await setup()
+        const interactions = storage.adapter('Interaction')
+        const deviceCodes = storage.adapter('DeviceCode')
+        await interactions.upsert('i1', { uid: 'uid-1', prompt: 'login' }, 600)
+        await deviceCodes.upsert('d1', { userCode: 'ABCD-EFGH', grantId: 'g1' }, 600)
+        expect(await interactions.findByUid('uid-1')).toEqual({ uid: 'uid-1', prompt: 'login' })
+        expect(await deviceCodes.findByUserCode('ABCD-EFGH')).toEqual({ userCode: 'ABCD-EFGH', grantId: 'g1' })
+        expect(await interactions.findByUid('nope')).toBeUndefined()
+        await deviceCodes.destroy('d1')
+        expect(await deviceCodes.findByUserCode('ABCD-EFGH')).toBeUndefined()
+      })
+
+      it('revokeByGrantId removes that grant’s records of the model and nothing else', async () => {
+        const { storage } = await setup()
+        const tokens = storage.adapter('AccessToken')
+        await tokens.upsert('t1', { grantId: 'g1' }, 60)
+        await tokens.upsert('t2', { grantId: 'g1' }, 60)
+        await tokens.upsert('t3', { grantId: 'g2' }, 60)
+        await storage.adapter('RefreshToken').upsert('r1', { grantId: 'g1' }, 60)
+        await tokens.revokeByGrantId('g1')
+        expect(await tokens.find('t1')).toBeUndefined()
+        expect(await tokens.find('t2')).toBeUndefined()
+        expect(await tokens.find('t3')).toEqual({ grantId: 'g2' })
+        expect(await storage.adapter('RefreshToken').find('r1')).toEqual({ grantId: 'g1' })
+      })
+
+      it('find returns undefined once a record has expired, by id, uid and user code', async () => {
+        const { clock, storage } = await setup()
+        const interactions = storage.adapter('Interaction')
+        await interactions.upsert('i1', { uid: 'u1', userCode: 'UC' }, 10)
+        clock.now += 9_999
+        expect(await interactions.find('i1')).toBeDefined()
+        clock.now += 1
+        expect(await interactions.find('i1')).toBeUndefined()
+        expect(await interactions.findByUid('u1')).toBeUndefined()
+        expect(await interactions.findByUserCode('UC')).toBeUndefined()
+      })
+
+      it('never expires a record upserted without expiresIn', async () => {
+        const { clock, storage } = await setup()
+        await storage.adapter('Client').upsert('client-1', { client_id: 'client-1' })
+        clock.now += 10 * 365 * 24 * 3600_000
+        expect(await storage.adapter('Client').find('client-1')).toEqual({ client_id: 'client-1' })
+      })
+
+      it('does not let callers mutate stored payloads through what they passed in or got back', async () => {
+        const { storage } = await setup()
+        const grants = storage.adapter('Grant')
+        const payload = { grantId: 'g1', scopes: ['mcp'] }
+        await grants.upsert('g1', payload)
+        payload.scopes.push('admin')
+        const scopes = (await grants.find('g1'))?.['scopes'] as string[]
+        scopes.push('root')
+        expect(await grants.find('g1')).toEqual({ grantId: 'g1', scopes: ['mcp'] })
+      })
+
+      it('treats consume, destroy and revoke of unknown ids as no-ops', async () => {
+        const { storage } = await setup()
+        const tokens = storage.adapter('AccessToken')
+        await expect(tokens.consume('nope')).resolves.toBeUndefined()
+        await expect(tokens.destroy('nope')).resolves.toBeUndefined()
+        await expect(tokens.revokeByGrantId('nope')).resolves.toBeUndefined()
+      })
+    })
+
+    describe('records', () => {
+      it('puts, gets, lists and deletes records per collection', async () => {
+        const { storage } = await setup()
+        await storage.records.put('accounts', 'a1', { id: 'a1', username: 'alice' })
+        await storage.records.put('accounts', 'a2', { id: 'a2', username: 'bob' })
+        await storage.records.put('links', 'a1', { id: 'other' })
+        expect(await storage.records.get('accounts', 'a1')).toEqual({ id: 'a1', username: 'alice' })
+        expect(await storage.records.list('accounts')).toEqual([
+          { id: 'a1', username: 'alice' },
+          { id: 'a2', username: 'bob' },
+        ])
+        await storage.records.delete('accounts', 'a1')
+        expect(await storage.records.get('accounts', 'a1')).toBeUndefined()
+        expect(await storage.records.list('missing')).toEqual([])
+      })
+
+      it('returns copies of records', async () => {
+        const { storage } = await setup()
+        await storage.records.put('accounts', 'a1', { claims: { name: 'Alice' } })
+        const got = await storage.records.get<{ claims: { name: string } }>('accounts', 'a1')
+        got!.claims.name = 'Mallory'
+        expect(await storage.records.get('accounts', 'a1')).toEqual({ claims: { name: 'Alice' } })
+      })
+    })
+  })
+}
