@@ -3,11 +3,12 @@
 // run, with wrk. Server pinned to core 1, wrk to core 0; c=1 is measured a second time with both on
 // core 0 (see MODES). Several rounds, interleaved, median per cell. Loopback only, bounded in time.
 // Usage: npm run bench:http [-- --seconds 4 --rounds 3 --no-write --only a,b,d]
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
+import { median, pin, requireWrk, runWrk, startServer } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -39,13 +40,8 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const CLI = here('../dist/cli/main.js')
 const LUA = here('./wrk/tools-call.lua')
 
-if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error) {
-  console.error('bench:http needs wrk, which is not installed. Install it, then re-run:\n  Debian/Ubuntu: sudo apt-get install -y wrk\n  macOS: brew install wrk')
-  process.exit(2)
-}
+requireWrk('bench:http')
 // Server on core 1, wrk on core 0: the steadiest figures on the 2-core development machine.
-const pin = !spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).error
-const pinned = (core, command, args) => (pin ? ['taskset', ['-c', core, command, ...args]] : [command, args])
 
 const ours = (...flags) => ({ args: [CLI, 'demo-server', '--port', '0', '--host', '127.0.0.1', ...flags], needs: CLI })
 const allServers = [
@@ -60,39 +56,10 @@ const servers = only ? allServers.filter((server) => only.includes(server.key)) 
 // A partial run must not replace the full table in docs/performance.md.
 const write = !values['no-write'] && !only
 
-const children = new Set()
-function track(child) {
-  children.add(child)
-  child.once('exit', () => children.delete(child))
-  return child
-}
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL')
-})
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130))
 
-function start(server) {
-  return new Promise((resolve, reject) => {
-    const child = track(spawn(...pinned('1', process.execPath, server.args), { stdio: ['ignore', 'pipe', 'inherit'] }))
-    const fail = (error) => {
-      clearTimeout(timer)
-      child.kill('SIGKILL')
-      reject(error)
-    }
-    const timer = setTimeout(() => fail(new Error(`did not print "listening on <url>" within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
-    let out = ''
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const match = /listening on (\S+)/.exec(out)
-      if (!match) return
-      clearTimeout(timer)
-      child.stdout.resume()
-      resolve({ child, url: new URL('/mcp', match[1]).href })
-    })
-    child.once('error', fail)
-    child.once('exit', (code, signal) => fail(new Error(`exited (${signal ?? code}) before listening`)))
-  })
+async function start(server) {
+  const { child, url } = await startServer(server.args, START_TIMEOUT_MS)
+  return { child, url: new URL('/mcp', url).href }
 }
 
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
@@ -132,23 +99,7 @@ function pinServer(child, core) {
 }
 
 function wrk(url, connections, seconds, sessionId, core = '0') {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', LUA, url]
-  return new Promise((resolve, reject) => {
-    const child = track(spawn(...pinned(core, 'wrk', args), { env: { ...process.env, MCP_SESSION_ID: sessionId ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] }))
-    let out = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk))
-    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 15) * 1000)
-    child.once('error', reject)
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer)
-      const m = /RESULT requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) non2xx=(\d+) socket_errors=(\d+)/.exec(out)
-      if (!m) return reject(new Error(`wrk ended (${signal ?? code}) without a result:\n${out}`))
-      const [requests, duration, p50, p99, non2xx, socketErrors] = m.slice(1).map(Number)
-      // Only 2xx answers count as throughput; failures are reported beside it.
-      resolve({ rps: (requests - non2xx) / (duration / 1e6), p50: p50 / 1000, p99: p99 / 1000, failed: non2xx + socketErrors, non2xx, socketErrors })
-    })
-  })
+  return runWrk({ lua: LUA, url, connections, seconds, core, env: { MCP_SESSION_ID: sessionId ?? '' } })
 }
 
 async function measure(server, round) {
@@ -171,11 +122,6 @@ async function measure(server, round) {
   }
 }
 
-const median = (numbers) => {
-  const sorted = [...numbers].sort((x, y) => x - y)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
 
 // Rounds interleave the servers (the order rotates each round) so a slow spell of the machine
 // does not land on one server only; each cell is the median of its rounds.

@@ -1,0 +1,387 @@
+// Authorization-server benchmark: client_credentials token requests per second with our lowdb
+// store versus oidc-provider's own in-memory adapter, and the lowdb store again once it holds 100×
+// the records of a single-client run, in one run, with wrk. Each server is our
+// createAuthorizationServer in its own process (bench/fixtures/auth-server.mjs), differing only in
+// the adapter; the benchmark client is registered dynamically, so every token request reads it
+// through the adapter under test. Servers pinned to core 1, wrk to core 0. Several rounds of fresh
+// servers, several interleaved passes each; median per cell. Loopback only, bounded in time (about
+// 3 min), temp data dirs removed.
+// Usage: npm run bench:auth [-- --seconds 3 --rounds 3 --passes 2 --scale 100 --no-write --only memory,lowdb]
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { machineLine, writeSection } from './report.mjs'
+import { median, onInterrupt, pin, requireWrk, runWrk, startServer } from './harness.mjs'
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    passes: { type: 'string', default: '2' },
+    scale: { type: 'string', default: '100' },
+    base: { type: 'string', default: '1000' },
+    'no-write': { type: 'boolean' },
+    only: { type: 'string' },
+  },
+})
+const SECONDS = Number(values.seconds)
+if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
+const ROUNDS = Number(values.rounds)
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`)
+const PASSES = Number(values.passes)
+if (!Number.isInteger(PASSES) || PASSES < 1) throw new Error(`--passes must be a positive integer, not ${values.passes}`)
+// Every store starts with BASE records of other users and clients (clients, grants, refresh
+// tokens, sessions, a quarter each: bench/fixtures/auth-server.mjs --seed); the filled store holds
+// SCALE times as many.
+const SCALE = Number(values.scale)
+if (!Number.isInteger(SCALE) || SCALE < 2) throw new Error(`--scale must be an integer ≥ 2, not ${values.scale}`)
+const BASE = Number(values.base)
+if (!Number.isInteger(BASE) || BASE < 1) throw new Error(`--base must be a positive integer, not ${values.base}`)
+const MODES = [
+  { key: '10', label: 'c=10', connections: 10 },
+  { key: '1', label: 'c=1', connections: 1 },
+]
+// A fresh server needs about 4 s at c=10 before its rate settles (JIT): the first 2 s run at half speed.
+const WARMUP = { connections: 10, seconds: 5 }
+// Other processes busier than this share of one core during a measurement get the run flagged.
+const QUIET_CPU_SHARE = 0.1
+// Loading a 10^5-record store takes a few seconds.
+const START_TIMEOUT_MS = 60_000
+const STOP_TIMEOUT_MS = 5_000
+const FETCH_TIMEOUT_MS = 5_000
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const SERVER = here('./fixtures/auth-server.mjs')
+const LUA = here('./wrk/client-credentials.lua')
+const DEFAULTS = here('../dist/config/defaults.js')
+
+requireWrk('bench:auth')
+if (!existsSync(DEFAULTS)) throw new Error('dist/ not built (npm run build)')
+// Where createAuthorizationServer keeps the lowdb store in its data dir.
+const { defaults } = await import(DEFAULTS)
+const DB_FILE = defaults.storage.dbFile
+
+const allServers = [
+  { key: 'memory', label: 'oidc-provider MemoryAdapter (anchor)', storage: 'memory', seed: BASE },
+  { key: 'lowdb', label: 'mcp-auth lowdb store', storage: 'lowdb', seed: BASE },
+  { key: 'lowdb-full', label: `mcp-auth lowdb store, ${SCALE}× records`, storage: 'lowdb', seed: BASE * SCALE },
+]
+const only = values.only?.split(',').map((key) => key.trim())
+const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
+// A partial run must not replace the full table in docs/performance.md.
+const write = !values['no-write'] && !only && SCALE === 100 && BASE === 1000
+
+const dataDirs = new Set()
+onInterrupt(() => Promise.all([...dataDirs].map((dir) => rm(dir, { recursive: true, force: true }))))
+
+async function start(server, dataDir) {
+  const { child, url } = await startServer([SERVER, '--storage', server.storage, '--data-dir', dataDir, '--seed', String(server.seed)], START_TIMEOUT_MS)
+  return { child, issuer: url }
+}
+
+// SIGTERM lets the server flush its store; SIGKILL if it does not exit in time.
+function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+const fetchJson = async (url, init) => {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
+  const text = await res.text()
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: res.status, body, text }
+}
+
+// Dynamic registration (RFC 7591) of a confidential client allowed client_credentials only.
+async function register(issuer) {
+  const { status, body, text } = await fetchJson(`${issuer}/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: [], response_types: [] }),
+  })
+  if (status !== 201 || !body?.client_id || !body?.client_secret) throw new Error(`registration answered ${status}: ${text.slice(0, 200)}`)
+  // RFC 6749 §2.3.1: id and secret are form-urlencoded before the Basic encoding.
+  const basic = Buffer.from(`${encodeURIComponent(body.client_id)}:${encodeURIComponent(body.client_secret)}`).toString('base64')
+  return { authorization: `Basic ${basic}`, body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${issuer}/mcp` }).toString() }
+}
+
+// One real token request, the same one wrk sends, so a misconfigured server fails loudly instead
+// of being measured.
+async function token(issuer, client) {
+  const { status, body, text } = await fetchJson(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', Authorization: client.authorization },
+    body: client.body,
+  })
+  if (status !== 200 || typeof body?.access_token !== 'string') throw new Error(`token request answered ${status}: ${text.slice(0, 200)}`)
+}
+
+// Records in the lowdb file: every oidc-provider model entry plus our own records.
+async function storeSize(dataDir) {
+  const file = join(dataDir, DB_FILE)
+  const data = JSON.parse(await readFile(file, 'utf8'))
+  const count = (tables) => Object.values(tables ?? {}).reduce((sum, entries) => sum + Object.keys(entries).length, 0)
+  const byModel = Object.fromEntries(Object.entries(data.models ?? {}).map(([name, entries]) => [name, Object.keys(entries).length]))
+  return { records: count(data.models) + count(data.records), bytes: (await stat(file)).size, byModel }
+}
+
+// Fields after the ")" closing the command name: utime and stime (all threads) are the 12th and 13th.
+// CPU ticks used so far by every process but ours, so a run that shared the machine with
+// something else (a test suite, a build) says so instead of passing as a clean figure. Linux only;
+// elsewhere it reports nothing.
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+async function ticksOf(pid) {
+  try {
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
+async function otherTicks(ours) {
+  let entries
+  try {
+    entries = await readdir('/proc')
+  } catch {
+    return undefined
+  }
+  const ticks = new Map()
+  await Promise.all(
+    entries.map(async (pid) => {
+      if (!/^\d+$/.test(pid) || ours.has(Number(pid))) return
+      const used = await ticksOf(pid)
+      if (used !== undefined) ticks.set(pid, used)
+    }),
+  )
+  return ticks
+}
+const otherShare = (before, after, seconds) => {
+  if (!before || !after) return undefined
+  let used = 0
+  for (const [pid, ticks] of after) used += ticks - (before.get(pid) ?? 0)
+  return used / CLOCK_TICKS / seconds
+}
+
+function wrk(url, connections, seconds, client) {
+  return runWrk({ lua: LUA, url, connections, seconds, env: { AUTH_BASIC: client.authorization, TOKEN_BODY: client.body } })
+}
+
+// Starts a server in a fresh data dir (its store seeded), registers the benchmark client,
+// checks one token request and warms it up. The server stays up for the passes of its round.
+async function prepare(server) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-'))
+  dataDirs.add(dataDir)
+  const { child, issuer } = await start(server, dataDir)
+  const entry = { server, dataDir, child, url: `${issuer}/token` }
+  entry.client = await register(issuer)
+  await token(issuer, entry.client)
+  await wrk(entry.url, WARMUP.connections, WARMUP.seconds, entry.client)
+  return entry
+}
+
+async function measure({ server, child, url, client }, mode, round) {
+  const ours = new Set([process.pid, child.pid])
+  const [before, serverBefore] = await Promise.all([otherTicks(ours), ticksOf(child.pid)])
+  const r = await wrk(url, mode.connections, SECONDS, client)
+  const [after, serverAfter] = await Promise.all([otherTicks(ours), ticksOf(child.pid)])
+  r.others = otherShare(before, after, SECONDS)
+  // The server's own CPU per answered request, beside req/s.
+  const answered = r.rps * SECONDS
+  r.cpuUs = serverBefore === undefined || serverAfter === undefined || answered === 0 ? undefined : ((serverAfter - serverBefore) / CLOCK_TICKS / answered) * 1e6
+  const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
+  const cpu = r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/req`
+  const others = r.others === undefined ? '' : `, other processes ${(r.others * 100).toFixed(0)}% of a core`
+  console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${cpu}${others}${failures}`)
+  return r
+}
+
+// Stops the server (letting it flush), counts its store if it is a lowdb one, removes its data dir.
+async function finish({ server, child, dataDir }) {
+  try {
+    await stop(child)
+    const store = server.storage === 'lowdb' ? await storeSize(dataDir) : undefined
+    if (store) console.error(`${server.label}: store ${store.records} records, ${store.bytes} bytes ${JSON.stringify(store.byModel)}`)
+    return store
+  } finally {
+    child.kill('SIGKILL')
+    await rm(dataDir, { recursive: true, force: true })
+    dataDirs.delete(dataDir)
+  }
+}
+
+
+// Each round starts the three servers afresh (a process's JIT luck persists for its life: one
+// unlucky process ran 15% slow in every pass) and keeps them up for PASSES passes that interleave
+// them, the order rotated each time, so a slow spell of the machine lands on every server alike
+// (the same warm server measured twice a few seconds apart differs by up to ±12% on these VMs).
+// Each cell is the median of all its passes.
+const started = Date.now()
+const runs = Object.fromEntries(servers.map((server) => [server.key, []]))
+const unavailable = {}
+const stores = {}
+const fail = (server, error) => {
+  unavailable[server.key] = error.message.split('\n')[0]
+  console.error(`${server.label}: unavailable: ${error.message}`)
+}
+for (let round = 1; round <= ROUNDS; round++) {
+  const live = new Map()
+  try {
+    for (const server of servers) {
+      if (unavailable[server.key]) continue
+      try {
+        live.set(server.key, await prepare(server))
+      } catch (error) {
+        fail(server, error)
+      }
+    }
+    for (let pass = 1; pass <= PASSES; pass++) {
+      const turn = (round - 1) * PASSES + pass - 1
+      const order = servers.map((_, i) => servers[(i + turn) % servers.length])
+      for (const server of order) {
+        const entry = live.get(server.key)
+        if (entry === undefined || unavailable[server.key]) continue
+        try {
+          const byMode = {}
+          for (const mode of MODES) byMode[mode.key] = await measure(entry, mode, `${round}.${pass}`)
+          runs[server.key].push(byMode)
+        } catch (error) {
+          fail(server, error)
+        }
+      }
+    }
+  } finally {
+    for (const [key, entry] of live) {
+      const store = await finish(entry)
+      if (store) stores[key] = store
+    }
+  }
+}
+const results = {}
+for (const server of servers) {
+  if (unavailable[server.key]) continue
+  results[server.key] = {}
+  for (const mode of MODES) {
+    const cells = runs[server.key].map((byMode) => byMode[mode.key])
+    results[server.key][mode.key] = {
+      rps: median(cells.map((r) => r.rps)),
+      p50: median(cells.map((r) => r.p50)),
+      p99: median(cells.map((r) => r.p99)),
+      failed: cells.reduce((sum, r) => sum + r.failed, 0),
+      others: Math.max(0, ...cells.map((r) => r.others ?? 0)),
+      cpuUs: cells.every((r) => r.cpuUs !== undefined) ? median(cells.map((r) => r.cpuUs)) : undefined,
+    }
+  }
+}
+
+const rows = [
+  '| server | connections | req/s (2xx) | p50 ms | p99 ms | server CPU µs/req | non-2xx + socket errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+]
+for (const server of servers) {
+  if (unavailable[server.key]) {
+    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | | |`)
+    continue
+  }
+  for (const mode of MODES) {
+    const r = results[server.key][mode.key]
+    rows.push(`| ${server.label} | ${mode.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)} | ${r.failed ? `**${r.failed}**` : 0} |`)
+  }
+}
+const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
+// The same ratio pass by pass (both servers measured seconds apart): its range shows how far the
+// verdict stands from the noise.
+const passRatios = (x, y, mode) =>
+  runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
+const percent = (value) => `${(value * 100).toFixed(1)}%`
+const goalRow = (label, x, y, toFigure, met) =>
+  `| ${label} | ${MODES.map((mode) => {
+    const kept = ratio(x, y, mode.key)
+    if (kept === undefined) return 'n/a'
+    const figures = passRatios(x, y, mode.key).map(toFigure)
+    const range = figures.length > 1 ? ` (passes ${(Math.min(...figures) * 100).toFixed(0)}% to ${(Math.max(...figures) * 100).toFixed(0)}%)` : ''
+    const v = toFigure(kept)
+    return `${percent(v)} ${met(v) ? 'met' : '**not met**'}${range}`
+  }).join(' | ')} |`
+const goals = [
+  `| goal | ${MODES.map((mode) => mode.label).join(' | ')} |`,
+  `| --- |${' ---: |'.repeat(MODES.length)}`,
+  goalRow('lowdb / memory adapter, goal ≥ 95%', 'lowdb', 'memory', (kept) => kept, (v) => v >= 0.95),
+  goalRow(`drop after ${SCALE}× records, goal ≤ 10%`, 'lowdb-full', 'lowdb', (kept) => 1 - kept, (v) => v <= 0.1),
+].join('\n')
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
+const storeLine = (key, label) => (stores[key] ? `${label}: ${stores[key].records} records, ${kib(stores[key].bytes)}` : undefined)
+const storeLines = [
+  storeLine('lowdb', 'Base store after its run'),
+  storeLine('lowdb-full', `${SCALE}× store after its run`),
+  stores.lowdb && stores['lowdb-full'] ? `Ratio: ${(stores['lowdb-full'].records / stores.lowdb.records).toFixed(1)}× the records, ${(stores['lowdb-full'].bytes / stores.lowdb.bytes).toFixed(1)}× the bytes` : undefined,
+].filter(Boolean)
+const table = rows.join('\n')
+const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
+const busiest = Math.max(0, ...Object.values(results).flatMap((byMode) => Object.values(byMode).map((r) => r.others)))
+const warnings = [
+  busiest > QUIET_CPU_SHARE
+    ? `**Other processes used up to ${(busiest * 100).toFixed(0)}% of a core during a measurement: the machine was not quiet, figures may be disturbed; re-run.**`
+    : '',
+  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
+  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).join(', ')}; see the table.**` : '',
+].filter(Boolean)
+
+console.log(table)
+console.log()
+console.log(goals)
+console.log()
+for (const line of storeLines) console.log(line)
+for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
+console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+
+if (write) {
+  await writeSection(
+    'auth',
+    `## Authorization server: client_credentials token requests
+
+Command: \`npm run bench:auth\` (builds, then \`node bench/auth.mjs --seconds ${SECONDS} --rounds ${ROUNDS} --passes ${PASSES} --base ${BASE} --scale ${SCALE}\`; needs Debian's \`wrk\`).
+Each server is \`createAuthorizationServer\` on 127.0.0.1 in its own process (\`bench/fixtures/auth-server.mjs\`),
+with a new temp data dir and rate limits off. The anchor passes \`storage\` whose
+\`adapter(name)\` is oidc-provider's own MemoryAdapter (\`createMemoryAdapter\`, what oidc-provider uses
+when given no adapter); the other two use the default lowdb store. Everything else is the same code.
+A confidential client is registered dynamically (POST /register, client_credentials,
+client_secret_basic), so every token request reads it through the adapter under test; one real
+token request is checked for an access_token, then ${WARMUP.seconds} s of warm-up at c=${WARMUP.connections}. Each measurement is
+\`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/client-credentials.lua\` (POST /token,
+\`grant_type=client_credentials&resource=<issuer>/mcp\`, Basic auth; an ES256 JWT access token each).
+Every store starts seeded with ${BASE} records of other users and clients (clients, grants,
+refresh tokens, sessions, a quarter each, as oidc-provider writes them); the "${SCALE}× records" row
+starts with ${BASE * SCALE}. The access tokens are JWTs, which oidc-provider does not store: a token
+request reads the client and writes nothing, so what a bigger store could cost is lookups and
+memory, not writes. req/s counts 2xx answers
+only; server CPU is the server process's user + system time (all threads) per answered request.
+${ROUNDS} rounds, each starting the three servers afresh (a process's JIT luck lasts its life) and
+measuring them in ${PASSES} interleaved passes, the order rotated each pass (the same warm server
+measured twice a few seconds apart varies by up to ±12% on these VMs); every figure is the median
+of its ${ROUNDS * PASSES} passes. Goal figures compare those medians; in brackets, the range of the same
+ratio pass by pass. ${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${goals}
+
+${storeLines.join('.\n')}.`,
+  )
+}
+if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1

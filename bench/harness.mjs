@@ -1,0 +1,92 @@
+// Process and load-generator plumbing shared by the HTTP benchmarks: child tracking (nothing
+// outlives a run), core pinning with taskset, waiting for "listening on <url>", and running wrk
+// with one of bench/wrk/*.lua, whose done() prints a RESULT line this module parses.
+import { spawn, spawnSync } from 'node:child_process'
+
+/** taskset is there on Linux; elsewhere commands run unpinned. */
+export const pin = !spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).error
+/** [command, args] running `command` on `core` when taskset exists. */
+export const pinned = (core, command, args) => (pin ? ['taskset', ['-c', core, command, ...args]] : [command, args])
+
+const children = new Set()
+/** Remembers a child so it is killed if the benchmark exits early. */
+export function track(child) {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+const cleanups = []
+/** Runs `cleanup` (e.g. removing temp dirs) when the benchmark is interrupted. */
+export const onInterrupt = (cleanup) => cleanups.push(cleanup)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, async () => {
+    for (const child of children) child.kill('SIGKILL')
+    await Promise.allSettled(cleanups.map((cleanup) => cleanup()))
+    process.exit(130)
+  })
+}
+
+/** Exits with a hint when wrk is missing. */
+export function requireWrk(name) {
+  if (spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error) {
+    console.error(`${name} needs wrk, which is not installed. Install it, then re-run:\n  Debian/Ubuntu: sudo apt-get install -y wrk\n  macOS: brew install wrk`)
+    process.exit(2)
+  }
+}
+
+/** Spawns `node args…` on core 1 and resolves with the child and the URL it prints as "listening on <url>". */
+export function startServer(args, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(...pinned('1', process.execPath, args), { stdio: ['ignore', 'pipe', 'inherit'] }))
+    const fail = (error) => {
+      clearTimeout(timer)
+      child.kill('SIGKILL')
+      reject(error)
+    }
+    const timer = setTimeout(() => fail(new Error(`did not print "listening on <url>" within ${timeoutMs / 1000} s`)), timeoutMs)
+    let out = ''
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const match = /listening on (\S+)/.exec(out)
+      if (!match) return
+      clearTimeout(timer)
+      child.stdout.resume()
+      resolve({ child, url: match[1] })
+    })
+    child.once('error', fail)
+    child.once('exit', (code, signal) => fail(new Error(`exited (${signal ?? code}) before listening`)))
+  })
+}
+
+/**
+ * Runs `wrk -t1 -c<connections> -d<seconds>s --latency -s <lua> <url>` on `core` with `env`
+ * (the Lua script's inputs). Only 2xx answers count as throughput; failures come beside it.
+ */
+export function runWrk({ lua, url, connections, seconds, env = {}, core = '0' }) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, url]
+  return new Promise((resolve, reject) => {
+    const child = track(spawn(...pinned(core, 'wrk', args), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }))
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk))
+    const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 15) * 1000)
+    child.once('error', reject)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const m = /RESULT requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) non2xx=(\d+) socket_errors=(\d+)/.exec(out)
+      if (!m) return reject(new Error(`wrk ended (${signal ?? code}) without a result:\n${out}`))
+      const [requests, duration, p50, p99, non2xx, socketErrors] = m.slice(1).map(Number)
+      resolve({ rps: (requests - non2xx) / (duration / 1e6), p50: p50 / 1000, p99: p99 / 1000, failed: non2xx + socketErrors, non2xx, socketErrors })
+    })
+  })
+}
+
+export const median = (numbers) => {
+  const sorted = [...numbers].sort((x, y) => x - y)
+  const middle = sorted.length >> 1
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
