@@ -9,6 +9,10 @@ import Cookies from 'cookies'
 import * as oidc from 'openid-client'
 import { createAuthorizationServer, type AuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
 import { formLogin } from '../../helpers/form-login.js'
+import { createDemoServer } from '../../../src/demo/demo-server.js'
+import { McpClient } from '../../../src/client/index.js'
+import { StreamableHttpHandler, streamableHttpKoa } from '../../../src/transports/streamable-http/server/index.js'
+import { connectHttp } from '../../../src/transports/http-client/index.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 
@@ -17,15 +21,18 @@ let server: Server
 let as: AuthorizationServer
 let origin: string
 let dataDir: string
+let mcp: StreamableHttpHandler
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-mounted-'))
+  mcp = new StreamableHttpHandler(createDemoServer(), { allowedHosts: ['127.0.0.1', 'localhost'] })
   const host = new Koa()
   host.keys = ['the host app key']
   let middleware: Koa.Middleware = async (_ctx, next) => next()
   host.use((ctx, next) => middleware(ctx, next))
+  host.use(streamableHttpKoa(mcp, { path: '/mcp' }))
   host.use(async (ctx) => {
-    if (ctx.path === '/mcp') {
+    if (ctx.path === '/host-route') {
       ctx.cookies.set('host-cookie', 'host-value', { signed: true })
       ctx.body = { served: 'by the host app' }
     }
@@ -42,12 +49,13 @@ afterAll(async () => {
   server.closeAllConnections()
   await new Promise((resolve) => server.close(resolve))
   await as.close()
+  await mcp.close()
   await rm(dataDir, { recursive: true, force: true })
 })
 
 describe('the authorization server mounted in another Koa app', () => {
   it("passes the host's own routes through, with the host's cookie keys", async () => {
-    const response = await fetch(`${origin}/mcp`)
+    const response = await fetch(`${origin}/host-route`)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ served: 'by the host app' })
     const setCookies = response.headers.getSetCookie()
@@ -65,5 +73,15 @@ describe('the authorization server mounted in another Koa app', () => {
     const { callback } = await formLogin(url, { username: 'ivan', password: 'ivan password 1', redirectUri: 'http://127.0.0.1/cb' })
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
     expect(tokens.access_token).toBeTypeOf('string')
+  })
+
+  it('shares the app with an MCP server: metadata and MCP on one origin', async () => {
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as { issuer: string }
+    expect(metadata.issuer).toBe(origin)
+    const client = new McpClient({ name: 'mounted-test', version: '1' })
+    await connectHttp(client, `${origin}/mcp`)
+    const result = await client.callTool('echo', { text: 'side by side' })
+    expect(JSON.stringify(result.content)).toContain('side by side')
+    await client.close()
   })
 })
