@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import Koa from 'koa'
+import Koa, { type Middleware } from 'koa'
 import { defaults } from '../config/defaults.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { LOOPBACK_HOSTS, isLoopbackHost } from '../transports/http/origin-policy.js'
 import { LegacySseHandler } from '../transports/sse-legacy/server/index.js'
 import { StatelessJsonHandler } from '../transports/stateless-json/index.js'
-import { StreamableHttpHandler, streamableHttpKoa, type StreamableHttpOptions } from '../transports/streamable-http/server/index.js'
+import { StreamableHttpHandler, type StreamableHttpOptions } from '../transports/streamable-http/server/index.js'
 
 export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, 'allowedHosts'>> {
   /** The interface the app is bound to; decides the default Host/Origin allow-list. */
@@ -13,7 +13,19 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
   /** Hosts accepted in Host/Origin; default: the loopback names when bound to loopback, else `host`. */
   allowedHosts?: readonly string[]
   path?: string
+  /**
+   * Wraps every MCP route (Streamable HTTP, HTTP+SSE stream and messages, stateless JSON), e.g.
+   * with the bearer check. The Koa app and the raw handler both go through the wrapped routes.
+   */
+  wrapRoute?: (route: McpRoute) => McpRoute
+  /** Koa middleware for everything that is not an MCP route (e.g. the authorization server). */
+  middleware?: readonly Middleware[]
+  /** Endpoints served before the MCP routes (e.g. protected resource metadata); true when handled. */
+  before?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean
 }
+
+/** One MCP transport entry point; `parsedBody` when a wrapper already read the body. */
+export type McpRoute = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => Promise<void>
 
 export interface McpHttpApp {
   /** The Koa app: every transport mounted as middleware, plus whatever the caller adds. */
@@ -40,25 +52,35 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
   const policy = { allowedHosts, allowedOrigins: options.allowedOrigins }
   const legacySse = new LegacySseHandler(server, { ...policy, messagesPath: defaults.legacySse.messagesPath })
   const statelessJson = new StatelessJsonHandler(server, policy)
-  const routes = new Map<string, (req: IncomingMessage, res: ServerResponse) => Promise<void>>([
-    [options.path ?? defaults.streamableHttp.path, (req, res) => streamable.handle(req, res)],
-    [defaults.legacySse.ssePath, (req, res) => legacySse.handleStream(req, res)],
-    [defaults.legacySse.messagesPath, (req, res) => legacySse.handleMessage(req, res)],
-    [defaults.statelessJson.path, (req, res) => statelessJson.handle(req, res)],
+  const wrap = options.wrapRoute ?? ((route: McpRoute) => route)
+  const routes = new Map<string, McpRoute>([
+    [options.path ?? defaults.streamableHttp.path, wrap((req, res, body) => streamable.handle(req, res, body))],
+    [defaults.legacySse.ssePath, wrap((req, res) => legacySse.handleStream(req, res))],
+    [defaults.legacySse.messagesPath, wrap((req, res, body) => legacySse.handleMessage(req, res, body))],
+    [defaults.statelessJson.path, wrap((req, res, body) => statelessJson.handle(req, res, body))],
   ])
+  const before = options.before
   const app = new Koa()
-  app.use(streamableHttpKoa(streamable, { path: options.path ?? defaults.streamableHttp.path }))
-  app.use(async function otherTransports(ctx, next) {
+  app.use(async function mcpTransports(ctx, next) {
+    if (before?.(ctx.req, ctx.res, ctx.path) === true) {
+      ctx.respond = false
+      return
+    }
     const route = routes.get(ctx.path)
     if (route === undefined) return next()
     ctx.respond = false
     await route(ctx.req, ctx.res)
   })
+  for (const middleware of options.middleware ?? []) app.use(middleware)
+  // Koa composes its middleware when callback() is called: anything used on `app` later is
+  // reached through the Koa app itself, not through `handler`.
   const koa = app.callback()
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/'
     const query = url.indexOf('?')
-    const route = routes.get(query === -1 ? url : url.slice(0, query))
+    const path = query === -1 ? url : url.slice(0, query)
+    if (before?.(req, res, path) === true) return
+    const route = routes.get(path)
     if (route === undefined) void koa(req, res)
     else void route(req, res)
   }

@@ -4,9 +4,10 @@ import { authServerCommand } from './commands/auth-server.js'
 import { clientsCommand } from './commands/clients.js'
 import { demoServerCommand } from './commands/demo-server.js'
 import { keysCommand } from './commands/keys.js'
+import { startCommand } from './commands/start.js'
 import { usersCommand } from './commands/users.js'
 
-const commands: Command[] = [authServerCommand, demoServerCommand, usersCommand, clientsCommand, keysCommand]
+const commands: Command[] = [startCommand, authServerCommand, demoServerCommand, usersCommand, clientsCommand, keysCommand]
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length))

@@ -124,6 +124,28 @@ export const defaults = {
      */
     sweepIntervalMs: 10 * 60_000,
   },
+  resourceServer: {
+    /** Allowed clock skew (seconds) for `exp` / `nbf` / `iat` of access tokens. */
+    clockToleranceSeconds: 5,
+    /** JWS algorithms accepted on access tokens (never `none`; no HMAC: the resource holds no shared key). */
+    algorithms: ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'],
+    /** JOSE `typ` required on JWT access tokens (RFC 9068 §2.1). */
+    jwtTyp: 'at+jwt',
+    /** Timeout (ms) fetching the authorization server's JWKS or metadata. */
+    fetchTimeoutMs: 5_000,
+    /** After an unknown `kid`, the JWKS is refetched at most this often (ms). */
+    jwksCooldownMs: 30_000,
+    /** A fetched JWKS is kept this long (ms) before it is refreshed on the next unknown kid. */
+    jwksMaxAgeMs: 10 * 60_000,
+    /** Timeout (ms) of one introspection request (RFC 7662). */
+    introspectionTimeoutMs: 5_000,
+    /** Introspection results cached at most this long (ms), and never past the token's expiry. */
+    introspectionCacheMs: 60_000,
+    /** Most introspection results cached at once (oldest dropped first). */
+    introspectionCacheEntries: 10_000,
+    /** CORS preflight cache (seconds) for the metadata and MCP endpoints. */
+    corsMaxAgeSeconds: 600,
+  },
   authServer: {
     /**
      * Issuer of the standalone authorization server when none is configured (development only:
@@ -236,6 +258,20 @@ export const defaults = {
     interactionPath: '/interaction',
     /** Largest form body on the login and consent pages (bytes). */
     maxFormBytes: 16 * 1024,
+  },
+  mainJob: {
+    /** Port of `mcp-auth start` (the README's first command). */
+    port: 4000,
+    /** Host name in the public origin; the server listens on loopback (127.0.0.1 and ::1). */
+    publicHost: 'localhost',
+    /** Name of the demo account created on first start. */
+    demoUsername: 'demo',
+    /** Scopes the demo MCP resource offers. */
+    scopes: ['mcp', 'mcp:admin'],
+    /** Scopes every MCP request needs. */
+    requiredScopes: ['mcp'],
+    /** Extra scopes per demo tool (a call without them gets 403 insufficient_scope naming them). */
+    toolScopes: { admin_stats: ['mcp:admin'] } as Record<string, string[]>,
   },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */

@@ -33,6 +33,30 @@ export function registerDemoTools(server: McpServer): void {
 
   server.registerTool(
     {
+      name: 'whoami',
+      title: 'Who am I',
+      description: 'Says who the access token was issued to: subject, client and scopes (anonymous without one).',
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (_args, context) => {
+      const auth = context.authInfo
+      const identity = auth === undefined ? { anonymous: true } : { subject: auth.subject, clientId: auth.clientId, scopes: auth.scopes, name: auth.claims?.['name'] }
+      return { content: [{ type: 'text', text: JSON.stringify(identity) }] }
+    },
+  )
+
+  server.registerTool(
+    {
+      name: 'admin_stats',
+      title: 'Server statistics (admin)',
+      description: 'Reports process statistics. When the server is protected it needs the mcp:admin scope.',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => text(JSON.stringify({ uptimeSeconds: Math.round(process.uptime()), rssBytes: process.memoryUsage().rss })),
+  )
+
+  server.registerTool(
+    {
       name: 'add',
       title: 'Add two numbers',
       description: 'Adds a and b; the sum is also returned as structured output.',

@@ -27,7 +27,7 @@ export const authorizationServerOptionsSchema = z.strictObject({
   dataDir: z.string().min(1).optional(),
   /** Protected resources (MCP servers) tokens may be issued for; the first is the default. */
   resources: z
-    .array(z.strictObject({ uri: serverUrl('resource uri'), scopes: z.array(scopeToken).optional(), name: z.string().optional() }))
+    .array(z.strictObject({ uri: serverUrl('resource uri'), scopes: z.array(scopeToken).optional(), name: z.string().optional(), tokenFormat: z.enum(['jwt', 'opaque']).optional() }))
     .min(1)
     .optional(),
   /** Pre-registered clients (RFC 7591 metadata, with client_id and, for confidential ones, client_secret). */
@@ -96,7 +96,7 @@ export interface ResolvedOptions {
   /** The issuer's path without a trailing slash ('' at the root). */
   mountPath: string
   dataDir: string
-  resources: Array<{ uri: string; scopes: string[]; name?: string }>
+  resources: Array<{ uri: string; scopes: string[]; name?: string; tokenFormat: 'jwt' | 'opaque' }>
   clients: Array<Record<string, unknown> & { client_id: string }>
   registration: { enabled: boolean; initialAccessToken?: string; unusedClientTtlSeconds: number }
   clientIdMetadataDocuments: { enabled: boolean; allowPrivateAddresses: boolean }
@@ -128,6 +128,7 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     resources: (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => ({
       uri: resource.uri,
       scopes: resource.scopes ?? [...a.resourceScopes],
+      tokenFormat: resource.tokenFormat ?? 'jwt',
       ...(resource.name !== undefined ? { name: resource.name } : {}),
     })),
     clients: (value.clients ?? []) as ResolvedOptions['clients'],

@@ -94,8 +94,10 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
             scope: resource.scopes.join(' '),
             audience: resource.uri,
             accessTokenTTL: options.ttl.accessToken,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: options.accessTokenAlg } },
+            // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
+            ...(resource.tokenFormat === 'opaque'
+              ? { accessTokenFormat: 'opaque' }
+              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: options.accessTokenAlg } } }),
           }
         },
       },

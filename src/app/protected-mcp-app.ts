@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { BearerAuth } from '../auth/resource/bearer-auth.js'
+import { createJwtVerifier } from '../auth/resource/jwt-verifier.js'
+import { protectedResourceMetadataEndpoint } from '../auth/resource/metadata-endpoint.js'
+import { canonicalResourceUri, protectedResourceMetadataUrl } from '../auth/resource/resource-uri.js'
+import type { TokenVerifier } from '../auth/resource/token-verifier.js'
+import { defaults } from '../config/defaults.js'
+import type { McpServer } from '../server/mcp-server.js'
+import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp-http-app.js'
+import { protectMcpHandler } from './protect-mcp-handler.js'
+
+export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRoute' | 'before'> {
+  /** The public origin of this server (e.g. http://localhost:4000); the resource is `${origin}${path}`. */
+  origin: string
+  /** Issuer identifier of the authorization server whose tokens are accepted. */
+  issuer: string
+  /** Its JWKS URL (default `${issuer}/jwks`, as our authorization server publishes it). */
+  jwksUri?: string
+  /** Another verifier (e.g. introspection for opaque tokens) instead of JWT verification. */
+  verifier?: TokenVerifier
+  scopesSupported?: readonly string[]
+  requiredScopes?: readonly string[]
+  toolScopes?: Readonly<Record<string, readonly string[]>>
+  resourceName?: string
+}
+
+
+/**
+ * An MCP server on every HTTP transport with bearer tokens required: RFC 9728 metadata at
+ * `/.well-known/oauth-protected-resource{path}` (and the root), every MCP route behind the
+ * bearer check, the verified identity in each handler's `authInfo`.
+ */
+export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAppOptions): McpHttpApp & { resource: string; warm(): Promise<void> } {
+  const path = options.path ?? defaults.streamableHttp.path
+  const resource = canonicalResourceUri(`${options.origin}${path}`)
+  const jwt =
+    options.verifier === undefined
+      ? createJwtVerifier({ issuer: options.issuer, audience: resource, jwksUri: options.jwksUri ?? `${options.issuer}/jwks` })
+      : undefined
+  const verifier = options.verifier ?? jwt!
+  const auth = new BearerAuth({
+    verifier,
+    resourceMetadataUrl: protectedResourceMetadataUrl(resource),
+    ...(options.requiredScopes !== undefined ? { requiredScopes: options.requiredScopes } : {}),
+    ...(options.toolScopes !== undefined ? { toolScopes: options.toolScopes } : {}),
+  })
+  const metadata = protectedResourceMetadataEndpoint({
+    resource,
+    authorizationServers: [options.issuer],
+    ...(options.scopesSupported !== undefined ? { scopesSupported: options.scopesSupported } : {}),
+    ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
+  })
+  const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
+  const { origin: _origin, issuer: _issuer, jwksUri: _jwksUri, verifier: _verifier, scopesSupported: _s, requiredScopes: _r, toolScopes: _t, resourceName: _n, ...httpOptions } = options
+  const app = createMcpHttpApp(server, {
+    ...httpOptions,
+    wrapRoute: (route) => protectMcpHandler(auth, route, { maxBodyBytes }),
+    before: (req: IncomingMessage, res: ServerResponse, requestPath: string) => metadata(req, res, requestPath),
+  })
+  return { ...app, resource, warm: async () => jwt?.warm() }
+}

@@ -1,0 +1,104 @@
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey, type JSONWebKeySet, createLocalJWKSet } from 'jose'
+import { defaults } from '../../config/defaults.js'
+import type { AuthInfo } from '../../protocol/context.js'
+import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
+import { canonicalResourceUri } from './resource-uri.js'
+import { scopesOf, type TokenVerifier } from './token-verifier.js'
+
+export interface JwtVerifierOptions {
+  /** The authorization server's issuer identifier; `iss` must equal it. */
+  issuer: string
+  /** This server's canonical resource URI; `aud` must contain it. */
+  audience: string
+  /** Where the issuer publishes its keys (its metadata's `jwks_uri`), or the keys themselves. */
+  jwksUri?: string
+  jwks?: JSONWebKeySet
+  algorithms?: readonly string[]
+  /** Required JOSE `typ` (default `at+jwt`, RFC 9068). */
+  typ?: string
+  clockToleranceSeconds?: number
+  /** Least time (ms) between two JWKS fetches on unknown `kid`s (default `jwksCooldownMs`). */
+  cooldownMs?: number
+}
+
+/**
+ * Verifies RFC 9068 JWT access tokens with jose: signature against the issuer's JWKS (cached;
+ * refetched on an unknown `kid`, at most once per cooldown), `iss`, `aud` (this resource, trailing
+ * slash tolerated), `exp`/`nbf` with a small clock tolerance, `typ`, and an algorithm allow-list
+ * that never includes `none` or HMAC. No I/O per request once the keys are cached.
+ *
+ * @example
+ * const verifier = createJwtVerifier({ issuer: 'https://auth.example.com', audience: 'https://mcp.example.com/mcp', jwksUri: 'https://auth.example.com/jwks' })
+ * const auth = await verifier.verify(token)
+ * @see https://www.rfc-editor.org/rfc/rfc9068#section-4
+ */
+export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & { warm(): Promise<void> } {
+  const r = defaults.resourceServer
+  let keys: JWTVerifyGetKey
+  let warm = async (): Promise<void> => {}
+  if (options.jwks !== undefined) {
+    keys = createLocalJWKSet(options.jwks)
+  } else if (options.jwksUri !== undefined) {
+    const remote = createRemoteJWKSet(new URL(options.jwksUri), {
+      timeoutDuration: r.fetchTimeoutMs,
+      cooldownDuration: options.cooldownMs ?? r.jwksCooldownMs,
+      cacheMaxAge: r.jwksMaxAgeMs,
+    })
+    keys = remote
+    warm = async () => {
+      await remote.reload()
+    }
+  } else {
+    throw new TypeError('createJwtVerifier needs jwksUri or jwks')
+  }
+  const audience = canonicalResourceUri(options.audience)
+  const audiences = audience.endsWith('/') ? [audience] : [audience, `${audience}/`]
+  const verifyOptions = {
+    issuer: options.issuer,
+    audience: audiences,
+    algorithms: [...(options.algorithms ?? r.algorithms)].filter((alg) => alg !== 'none' && !alg.startsWith('HS')),
+    typ: options.typ ?? r.jwtTyp,
+    clockTolerance: options.clockToleranceSeconds ?? r.clockToleranceSeconds,
+    requiredClaims: ['exp'],
+  }
+  return {
+    warm,
+    async verify(token: string): Promise<AuthInfo> {
+      let payload
+      try {
+        ;({ payload } = await jwtVerify(token, keys, verifyOptions))
+      } catch (error) {
+        // Keys that cannot be fetched are our problem, not the token's: no re-login for that.
+        if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
+          throw new TemporarilyUnavailableError("the authorization server's keys could not be fetched", { cause: error })
+        }
+        throw new InvalidTokenError(describe(error), { cause: error })
+      }
+      const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : ''
+      return {
+        token,
+        clientId,
+        scopes: scopesOf(payload),
+        ...(payload.sub !== undefined ? { subject: payload.sub } : {}),
+        ...(payload.aud !== undefined ? { audience: payload.aud } : {}),
+        ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}),
+        claims: payload,
+      }
+    },
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return 'the access token has expired'
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return 'the access token is not valid yet'
+    if (error.claim === 'aud') return 'the access token is for another resource'
+    if (error.claim === 'iss') return 'the access token comes from an untrusted issuer'
+    if (error.claim === 'typ') return 'the token is not an access token (typ)'
+    return `the access token's ${error.claim} claim is invalid`
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the access token uses an algorithm this server does not accept'
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'the access token was signed with an unknown key'
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the access token signature is invalid'
+  return 'the access token is malformed or invalid'
+}

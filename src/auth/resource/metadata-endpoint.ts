@@ -1,0 +1,29 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { METADATA_CORS_HEADERS } from './cors.js'
+import { protectedResourceMetadata, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
+import { canonicalResourceUri } from './resource-uri.js'
+
+/**
+ * Serves RFC 9728 metadata for one resource at `/.well-known/oauth-protected-resource{path}`
+ * (path-aware, §3.1) and at the root `/.well-known/oauth-protected-resource`, with open CORS.
+ * Returns false for any other path so the caller can route on.
+ */
+export function protectedResourceMetadataEndpoint(options: ProtectedResourceMetadataOptions): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
+  const path = new URL(canonicalResourceUri(options.resource)).pathname
+  const paths = new Set(['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`])
+  const body = JSON.stringify(protectedResourceMetadata(options))
+  return function serveMetadata(req, res, requestPath) {
+    if (!paths.has(requestPath)) return false
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { ...METADATA_CORS_HEADERS, 'access-control-allow-headers': 'mcp-protocol-version' }).end()
+      return true
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD, OPTIONS' }).end()
+      return true
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=300', ...METADATA_CORS_HEADERS })
+    res.end(req.method === 'HEAD' ? undefined : body)
+    return true
+  }
+}

@@ -1,0 +1,27 @@
+import { canonicalResourceUri } from './resource-uri.js'
+
+/** What a protected MCP server says about itself (RFC 9728 §2). */
+export interface ProtectedResourceMetadataOptions {
+  /** The server's canonical URI (token audience). */
+  resource: string
+  /** Issuer identifiers of the authorization servers it trusts. */
+  authorizationServers: readonly string[]
+  scopesSupported?: readonly string[]
+  resourceName?: string
+  resourceDocumentation?: string
+}
+
+/**
+ * The RFC 9728 protected resource metadata document, built in one place with the wire names.
+ * @see https://www.rfc-editor.org/rfc/rfc9728#section-2
+ */
+export function protectedResourceMetadata(options: ProtectedResourceMetadataOptions): Record<string, unknown> {
+  return {
+    resource: canonicalResourceUri(options.resource),
+    authorization_servers: [...options.authorizationServers],
+    ...(options.scopesSupported !== undefined ? { scopes_supported: [...options.scopesSupported] } : {}),
+    bearer_methods_supported: ['header'],
+    ...(options.resourceName !== undefined ? { resource_name: options.resourceName } : {}),
+    ...(options.resourceDocumentation !== undefined ? { resource_documentation: options.resourceDocumentation } : {}),
+  }
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { AuthorizationServerOptions } from '../../auth/server/options.js'
+import { defaults } from '../../config/defaults.js'
+import { loadConfigFile } from '../../config/load-config-file.js'
+import { createDemoServer } from '../../demo/demo-server.js'
+import { LOOPBACK_HOSTS } from '../../transports/http/origin-policy.js'
+import { parsePort, type Command } from '../command.js'
+import { untilSignal } from '../serve.js'
+
+const m = defaults.mainJob
+
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+export const startCommand: Command = {
+  name: 'start',
+  summary: 'run the main job: the authorization server and the protected demo MCP server on one origin',
+  usage: `
+Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE]
+
+Serves, on http://${m.publicHost}:<port> (listening on loopback only):
+  - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
+  - the demo MCP server on every transport (/mcp, /sse, /rest), bearer tokens required,
+  - protected resource metadata at /.well-known/oauth-protected-resource/mcp.
+Storage, keys and secrets live in the data directory. On first start a '${m.demoUsername}' account is
+created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once.
+
+Options:
+  --port PORT      port (default ${m.port}; 0 for an ephemeral one)
+  --data-dir DIR   data directory (default ${defaults.storage.dataDir})
+  --config FILE    JSON configuration of the authorization server (see config/auth-server.example.json);
+                   its issuer and resources are set by this command
+  -h, --help       show this help
+`,
+  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+  async run(values) {
+    const port = parsePort(values.port, m.port)
+    const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
+    const fromFile = (typeof values.config === 'string' ? await loadConfigFile(values.config) : {}) as AuthorizationServerOptions
+
+    let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
+    const serve = (req: IncomingMessage, res: ServerResponse): void => {
+      if (handler !== undefined) return handler(req, res)
+      res.writeHead(503, { 'retry-after': '1' }).end()
+    }
+    const v4 = createServer(serve)
+    await listenOn(v4, port, '127.0.0.1')
+    const actualPort = (v4.address() as AddressInfo).port
+    // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
+    const v6 = createServer(serve)
+    const servers = [v4]
+    await listenOn(v6, actualPort, '::1').then(
+      () => servers.push(v6),
+      () => undefined,
+    )
+    const origin = `http://${m.publicHost}:${actualPort}`
+
+    const { createAuthorizationServer } = await import('../../auth/server/create-authorization-server.js')
+    const { createProtectedMcpApp } = await import('../../app/protected-mcp-app.js')
+    const as = await createAuthorizationServer({
+      ...fromFile,
+      issuer: origin,
+      dataDir,
+      resources: [{ uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], name: 'mcp-auth demo server' }],
+    })
+    as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`))
+
+    let password: string | undefined
+    if ((await as.accounts.findByUsername(m.demoUsername)) === undefined) {
+      password = process.env['MCP_AUTH_DEMO_PASSWORD'] || randomBytes(12).toString('base64url')
+      await as.accounts.setUser(m.demoUsername, password, { name: 'Demo User' })
+    }
+
+    const server = createDemoServer()
+    server.onerror = (error) => process.stderr.write(`mcp-auth start: ${error.message}\n`)
+    const mcp = createProtectedMcpApp(server, {
+      host: '127.0.0.1',
+      allowedHosts: [...LOOPBACK_HOSTS],
+      origin,
+      issuer: as.issuer,
+      scopesSupported: [...m.scopes],
+      requiredScopes: [...m.requiredScopes],
+      toolScopes: m.toolScopes,
+      resourceName: 'mcp-auth demo server',
+      middleware: [as.middleware],
+    })
+    handler = mcp.handler
+    await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
+
+    process.stdout.write(`listening on ${origin}\n`)
+    process.stdout.write(
+      [
+        '',
+        `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
+        `  Authorization       ${as.issuer}   (metadata at /.well-known/oauth-authorization-server)`,
+        `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
+        `  Demo account        ${m.demoUsername}${password === undefined ? ' (password set on first start)' : ` / password: ${password}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`}`,
+        '',
+        'Next:',
+        `  - MCP Inspector: npx @modelcontextprotocol/inspector, Transport "Streamable HTTP", URL ${origin}/mcp;`,
+        '    it registers itself, opens the login page, and connects with the token.',
+        `  - Add accounts: stop the server, then mcp-auth users add <name> --data-dir ${dataDir}`,
+        '',
+      ].join('\n'),
+    )
+    await untilSignal()
+    for (const listener of servers) listener.closeAllConnections()
+    await Promise.all(servers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+    await mcp.close()
+    await as.close()
+  },
+}
