@@ -7,7 +7,7 @@ import { startProtectedStack, type ProtectedStack } from '../../helpers/protecte
 let stack: ProtectedStack
 let clientId: string
 let basic: string
-let signingKey: CryptoKey
+let signingKey: Awaited<ReturnType<typeof importJWK>>
 let signingKid: string
 
 beforeAll(async () => {
@@ -18,7 +18,7 @@ beforeAll(async () => {
   // The authorization server's own ES256 key, to forge tokens that differ in one claim only.
   const jwks = JSON.parse(await readFile(join(stack.dataDir, 'jwks.json'), 'utf8')) as { current: Array<JWK & { kid: string; alg: string }> }
   const es256 = jwks.current.find((key) => key.alg === 'ES256')!
-  signingKey = (await importJWK(es256, 'ES256')) as CryptoKey
+  signingKey = await importJWK(es256, 'ES256')
   signingKid = es256.kid
 })
 afterAll(() => stack.stop())
