@@ -1,8 +1,12 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createMcpHttpApp } from '../../app/mcp-http-app.js'
+import { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
+import { discoverAuthorizationServer } from '../../auth/resource/discover-authorization-server.js'
 import { defaults } from '../../config/defaults.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
-import { parsePort, type Command } from '../command.js'
+import { parsePort, UsageError, type Command } from '../command.js'
 import { listen, untilSignal } from '../serve.js'
 
 export const demoServerCommand: Command = {
@@ -11,6 +15,7 @@ export const demoServerCommand: Command = {
   usage: `
 Usage: mcp-auth demo-server --stdio
        mcp-auth demo-server [--host 127.0.0.1] [--port 0] [--stateless] [--json]
+       mcp-auth demo-server --auth-server URL [--public-url URL] [--scope S]... [--port N]
 
 Runs the demo MCP server (every MCP feature: tools with progress, cancellation, sampling,
 elicitation and structured output; resources; prompts; completion; logging).
@@ -27,6 +32,11 @@ Options:
   --json                 answer with application/json when the response is all there is (else SSE)
   --allowed-host NAME    accept this Host (repeatable; default: loopback names when bound to loopback)
   --allowed-origin URL   accept this Origin (repeatable; default: origins on an allowed host)
+  --auth-server URL      require bearer tokens issued by this authorization server (its issuer);
+                         its metadata gives the JWKS. Tokens must name this server's /mcp URL as
+                         audience (with mcp-auth auth-server: --resource <public url>/mcp)
+  --public-url URL       this server's public origin (default: the address it listens on)
+  --scope SCOPE          scope every MCP request needs (repeatable; default: none beyond a valid token)
   -h, --help             show this help
 `,
   options: {
@@ -37,6 +47,9 @@ Options:
     json: { type: 'boolean' },
     'allowed-host': { type: 'string', multiple: true },
     'allowed-origin': { type: 'string', multiple: true },
+    'auth-server': { type: 'string' },
+    'public-url': { type: 'string' },
+    scope: { type: 'string', multiple: true },
   },
   async run(values) {
     const server = createDemoServer()
@@ -47,6 +60,19 @@ Options:
     const port = parsePort(values.port, defaults.cli.port)
     const allowedHosts = values['allowed-host'] as unknown as string[] | undefined
     const allowedOrigins = values['allowed-origin'] as unknown as string[] | undefined
+    if (typeof values['auth-server'] === 'string') {
+      return serveProtected(server, {
+        host,
+        port,
+        issuer: values['auth-server'],
+        publicUrl: values['public-url'] as string | undefined,
+        scopes: (values.scope as unknown as string[] | undefined) ?? [],
+        stateless: values.stateless === true,
+        preferJsonResponse: values.json === true,
+        ...(allowedHosts === undefined ? {} : { allowedHosts }),
+        ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
+      })
+    }
     const http = createMcpHttpApp(server, {
       host,
       stateless: values.stateless === true,
@@ -72,5 +98,44 @@ async function serveStdio(server: ReturnType<typeof createDemoServer>): Promise<
       resolve()
     }
   })
+  return 0
+}
+
+async function serveProtected(
+  server: ReturnType<typeof createDemoServer>,
+  options: { host: string; port: number; issuer: string; publicUrl: string | undefined; scopes: string[]; stateless: boolean; preferJsonResponse: boolean; allowedHosts?: string[]; allowedOrigins?: string[] },
+): Promise<number> {
+  if (!URL.canParse(options.issuer)) throw new UsageError(`--auth-server must be an absolute URL, got ${options.issuer}`)
+  if (options.publicUrl !== undefined && !URL.canParse(options.publicUrl)) throw new UsageError(`--public-url must be an absolute URL, got ${options.publicUrl}`)
+  const metadata = await discoverAuthorizationServer(options.issuer)
+  if (metadata.jwks_uri === undefined) throw new Error(`${options.issuer} publishes no jwks_uri: JWT access tokens cannot be verified`)
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
+  const listener = createServer((req, res) => (handler !== undefined ? handler(req, res) : void res.writeHead(503).end()))
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject)
+    listener.listen(options.port, options.host, () => resolve())
+  })
+  const address = listener.address() as AddressInfo
+  const listening = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+  const origin = new URL(options.publicUrl ?? listening).origin
+  const http = createProtectedMcpApp(server, {
+    host: options.host,
+    origin,
+    issuer: metadata.issuer,
+    jwksUri: metadata.jwks_uri,
+    requiredScopes: options.scopes,
+    scopesSupported: options.scopes,
+    stateless: options.stateless,
+    preferJsonResponse: options.preferJsonResponse,
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+  })
+  await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
+  handler = http.handler
+  process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
+  await untilSignal()
+  await http.close()
+  listener.closeAllConnections()
+  await new Promise((resolve) => listener.close(resolve))
   return 0
 }

@@ -1,0 +1,43 @@
+import { defaults } from '../../config/defaults.js'
+
+/** What a resource server needs from its authorization server's metadata. */
+export interface AuthorizationServerInfo {
+  issuer: string
+  jwks_uri?: string
+  introspection_endpoint?: string
+}
+
+/**
+ * Reads an authorization server's metadata the way MCP 2025-11-25 lists it: RFC 8414
+ * (path-inserted for an issuer with a path), then OpenID Connect discovery (path-inserted, then
+ * appended). The document's `issuer` must equal the one asked for (RFC 8414 §3.3).
+ */
+export async function discoverAuthorizationServer(issuer: string, fetchImpl: typeof fetch = fetch): Promise<AuthorizationServerInfo> {
+  const url = new URL(issuer)
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
+  const candidates = [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}/.well-known/openid-configuration${path}`,
+    ...(path === '' ? [] : [`${url.origin}${path}/.well-known/openid-configuration`]),
+  ]
+  const problems: string[] = []
+  for (const candidate of candidates) {
+    try {
+      const response = await fetchImpl(candidate, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(defaults.resourceServer.fetchTimeoutMs) })
+      if (!response.ok) {
+        await response.body?.cancel()
+        problems.push(`${candidate}: ${response.status}`)
+        continue
+      }
+      const metadata = (await response.json()) as AuthorizationServerInfo
+      if (metadata.issuer !== issuer.replace(/\/$/, '') && metadata.issuer !== issuer) {
+        throw new Error(`${candidate} names the issuer ${String(metadata.issuer)}, not ${issuer}`)
+      }
+      return metadata
+    } catch (error) {
+      if (error instanceof Error && error.message.includes('names the issuer')) throw error
+      problems.push(`${candidate}: ${(error as Error).message}`)
+    }
+  }
+  throw new Error(`no authorization server metadata for ${issuer} (${problems.join('; ')})`)
+}
