@@ -1,0 +1,29 @@
+/**
+ * `mcp-auth/resource`: protecting MCP servers with bearer tokens. Works with any standards-
+ * compliant authorization server; never loads oidc-provider. Every name here is public.
+ */
+export { BearerAuth, MissingTokenError } from './bearer-auth.js'
+export type { BearerAuthOptions, BearerRequest, BearerErrorResponse } from './bearer-auth.js'
+export { createJwtVerifier } from './jwt-verifier.js'
+export type { JwtVerifierOptions } from './jwt-verifier.js'
+export { createIntrospectionVerifier } from './introspection-verifier.js'
+export type { IntrospectionVerifierOptions } from './introspection-verifier.js'
+export type { TokenVerifier } from './token-verifier.js'
+export { protectedResourceMetadata } from './protected-resource-metadata.js'
+export type { ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
+export { protectedResourceMetadataEndpoint } from './metadata-endpoint.js'
+export { canonicalResourceUri, protectedResourceMetadataUrl } from './resource-uri.js'
+export { bearerChallenge } from './www-authenticate.js'
+export { requireBearer } from './koa-bearer.js'
+export { discoverAuthorizationServer } from './discover-authorization-server.js'
+export type { AuthorizationServerInfo } from './discover-authorization-server.js'
+export { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
+export type { ProtectedMcpAppOptions } from '../../app/protected-mcp-app.js'
+export { protectMcpHandler } from '../../app/protect-mcp-handler.js'
+export {
+  OAuthError,
+  InvalidRequestError,
+  InvalidTokenError,
+  InsufficientScopeError,
+  TemporarilyUnavailableError,
+} from '../errors.js'
