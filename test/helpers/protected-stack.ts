@@ -7,6 +7,7 @@ import { createAuthorizationServer, type AuthorizationServer } from '../../src/a
 import type { AuthorizationServerOptions } from '../../src/auth/server/options.js'
 import { createProtectedMcpApp, type ProtectedMcpAppOptions } from '../../src/app/protected-mcp-app.js'
 import { createDemoServer } from '../../src/demo/demo-server.js'
+import { createIntrospectionVerifier } from '../../src/auth/resource/introspection-verifier.js'
 
 export interface ProtectedStack {
   origin: string
@@ -21,7 +22,12 @@ export interface ProtectedStack {
  * server and the demo MCP server behind bearer tokens, on one origin.
  */
 export async function startProtectedStack(
-  options: { as?: Omit<AuthorizationServerOptions, 'issuer' | 'dataDir'>; mcp?: Partial<ProtectedMcpAppOptions> } = {},
+  options: {
+    as?: Omit<AuthorizationServerOptions, 'issuer' | 'dataDir'>
+    mcp?: Partial<ProtectedMcpAppOptions>
+    /** Opaque access tokens for /mcp, verified by RFC 7662 introspection (no cache). */
+    introspection?: boolean
+  } = {},
 ): Promise<ProtectedStack> {
   const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-stack-'))
   let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | undefined
@@ -30,7 +36,7 @@ export async function startProtectedStack(
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const as = await createAuthorizationServer({
     resources: [
-      { uri: `${origin}/mcp`, scopes: ['mcp', 'mcp:admin'] },
+      { uri: `${origin}/mcp`, scopes: ['mcp', 'mcp:admin'], ...(options.introspection ? { tokenFormat: 'opaque' as const } : {}) },
       { uri: `${origin}/other`, scopes: ['mcp'] },
     ],
     rateLimits: false,
@@ -40,7 +46,13 @@ export async function startProtectedStack(
   })
   as.provider.on('server_error', (_ctx: unknown, error: unknown) => console.error('server_error', error))
   await as.accounts.setUser('demo', 'demo password 1', { name: 'Demo User' })
+  let verifier: ProtectedMcpAppOptions['verifier']
+  if (options.introspection) {
+    const rs = await as.addClient({ client_name: 'resource server', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
+    verifier = createIntrospectionVerifier({ endpoint: `${origin}/token/introspection`, clientId: rs.client_id, clientSecret: rs.client_secret!, audience: `${origin}/mcp`, issuer: origin, cacheMs: 0 })
+  }
   const mcp = createProtectedMcpApp(createDemoServer(), {
+    ...(verifier ? { verifier } : {}),
     host: '127.0.0.1',
     origin,
     issuer: as.issuer,
