@@ -137,6 +137,14 @@ export const defaults = {
     jwksCooldownMs: 30_000,
     /** A fetched JWKS is kept this long (ms) before it is refreshed on the next unknown kid. */
     jwksMaxAgeMs: 10 * 60_000,
+    /**
+     * Verified JWT access tokens are remembered (keyed by the exact token) for at most this long
+     * (ms) and never past their `exp`, so a client reusing its token does not pay a signature
+     * check per request. Bounded so a key removed from the JWKS stops being honoured soon. 0: off.
+     */
+    jwtCacheMs: 60_000,
+    /** Most verified JWTs remembered at once (oldest dropped first). */
+    jwtCacheEntries: 10_000,
     /** Timeout (ms) of one introspection request (RFC 7662). */
     introspectionTimeoutMs: 5_000,
     /** Introspection results cached at most this long (ms), and never past the token's expiry. */

@@ -19,6 +19,9 @@ export interface JwtVerifierOptions {
   clockToleranceSeconds?: number
   /** Least time (ms) between two JWKS fetches on unknown `kid`s (default `jwksCooldownMs`). */
   cooldownMs?: number
+  /** How long (ms) a verified token is remembered, never past its `exp` (default `jwtCacheMs`; 0 turns it off). */
+  cacheMs?: number
+  now?: () => number
 }
 
 /**
@@ -61,9 +64,18 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
     clockTolerance: options.clockToleranceSeconds ?? r.clockToleranceSeconds,
     requiredClaims: ['exp'],
   }
+  const cacheMs = options.cacheMs ?? r.jwtCacheMs
+  const now = options.now ?? Date.now
+  const verified = new Map<string, { info: AuthInfo; until: number }>()
   return {
     warm,
     async verify(token: string): Promise<AuthInfo> {
+      const hit = verified.get(token)
+      if (hit !== undefined) {
+        // A copy: a handler that edits its authInfo must not change what the next request sees.
+        if (hit.until > now()) return { ...hit.info, scopes: [...hit.info.scopes] }
+        verified.delete(token)
+      }
       let payload
       try {
         ;({ payload } = await jwtVerify(token, keys, verifyOptions))
@@ -75,7 +87,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
         throw new InvalidTokenError(describe(error), { cause: error })
       }
       const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : ''
-      return {
+      const info: AuthInfo = {
         token,
         clientId,
         scopes: scopesOf(payload),
@@ -84,6 +96,13 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
         ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}),
         claims: payload,
       }
+      // jwtVerify required exp; remember the result until then at most.
+      const until = Math.min(now() + cacheMs, (payload.exp ?? 0) * 1000)
+      if (cacheMs > 0 && until > now()) {
+        if (verified.size >= r.jwtCacheEntries) verified.delete(verified.keys().next().value!)
+        verified.set(token, { info, until })
+      }
+      return info
     },
   }
 }

@@ -12,11 +12,13 @@ let server: Server
 let origin: string
 let token: string
 let signingKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey']
+let publicJwk: Record<string, unknown>
 
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('ES256')
   signingKey = privateKey
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }
+  publicJwk = jwk
   const app = new Koa()
   let handler: ReturnType<Koa['callback']> | undefined
   server = createServer((req, res) => handler!(req, res))
@@ -65,5 +67,15 @@ describe('requireBearer (Koa)', () => {
     const response = await fetch(`${origin}/api`, { headers: { authorization: `Bearer ${slashed}` } })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ subject: 'user-2' })
+  })
+
+  it('stops honouring a remembered token at its exp', async () => {
+    const verifier = createJwtVerifier({ issuer: ISSUER, audience: `${origin}/api`, jwks: { keys: [publicJwk] }, clockToleranceSeconds: 0 })
+    const exp = Math.floor(Date.now() / 1000) + 2
+    const shortLived = await new SignJWT({ scope: 'read' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' }).setIssuer(ISSUER).setAudience(`${origin}/api`).setExpirationTime(exp).sign(signingKey)
+    expect((await verifier.verify(shortLived)).scopes).toEqual(['read'])
+    expect((await verifier.verify(shortLived)).scopes).toEqual(['read'])
+    await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 100))
+    await expect(verifier.verify(shortLived)).rejects.toThrow(/expired/)
   })
 })
