@@ -1,0 +1,265 @@
+// Protected HTTP benchmark: authenticated stateless tools/call (ES256 JWT access token) throughput
+// and p50/p99 at concurrency 1, 10, 64, in one run, with wrk: ours (createProtectedMcpApp +
+// createJwtVerifier, stateless JSON) against the official SDK stateless JSON server behind its
+// requireBearerAuth with a jose verifier, and the bare node:http ceiling (which ignores the token).
+// This process makes one ES256 key pair; each server gets the public JWKS on its command line (no
+// network) and verifies the token on every request. A token is minted per server start, since the
+// audience is the server's resource URI and holds its port. Server pinned to core 1, wrk to core 0.
+// Several rounds, interleaved, median per cell. Loopback only, bounded in time (about 3 min).
+// Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling]
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { machineLine, writeSection } from './report.mjs'
+import { median, pin, requireWrk, runWrk, startServer } from './harness.mjs'
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '4' },
+    rounds: { type: 'string', default: '3' },
+    'no-write': { type: 'boolean' },
+    only: { type: 'string' },
+  },
+})
+const SECONDS = Number(values.seconds)
+if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
+const ROUNDS = Number(values.rounds)
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`)
+const MODES = [
+  { key: '1', label: 'c=1', connections: 1 },
+  { key: '10', label: 'c=10', connections: 10 },
+  { key: '64', label: 'c=64', connections: 64 },
+]
+const GOAL_MODE = '10'
+const WARMUP = { connections: 10, seconds: 5 }
+const START_TIMEOUT_MS = 10_000
+const FETCH_TIMEOUT_MS = 5_000
+const ISSUER = 'https://as.bench.invalid'
+const KID = 'bench-es256'
+const here = (path) => fileURLToPath(new URL(path, import.meta.url))
+const LUA = here('./wrk/tools-call-bearer.lua')
+const DIST = here('../dist/app/protected-mcp-app.js')
+
+requireWrk('bench:protected')
+
+const allServers = [
+  { key: 'ceiling', label: 'bare node:http ceiling (token ignored)', script: here('./fixtures/http-ceiling.mjs'), protected: false },
+  { key: 'sdk', label: 'official SDK, stateless JSON, requireBearerAuth + jose', script: here('./fixtures/sdk-bearer-stateless.mjs'), protected: true },
+  { key: 'ours', label: 'mcp-auth, stateless JSON, createProtectedMcpApp (default: verified token remembered)', script: here('./fixtures/protected-ours.mjs'), protected: true, needs: DIST },
+  { key: 'ours-verify-each', label: 'mcp-auth, same, cacheMs 0 (signature verified on every request)', script: here('./fixtures/protected-ours.mjs'), args: ['--cache-ms', '0'], protected: true, needs: DIST },
+]
+const only = values.only?.split(',').map((key) => key.trim())
+const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
+// A partial run must not replace the full table in docs/performance.md.
+const write = !values['no-write'] && !only
+
+// One key pair for the run: the private key stays here, the servers get the public JWKS.
+const keyPair = await generateKeyPair('ES256')
+const JWKS = JSON.stringify({ keys: [{ ...(await exportJWK(keyPair.publicKey)), kid: KID, alg: 'ES256', use: 'sig' }] })
+// A key the servers do not know, to check they really verify signatures.
+const strangerKey = (await generateKeyPair('ES256')).privateKey
+
+/** An RFC 9068 access token for `resource`, valid for an hour. */
+function mint(resource, privateKey = keyPair.privateKey) {
+  const now = Math.floor(Date.now() / 1000)
+  return new SignJWT({ client_id: 'bench-client', scope: 'mcp' })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: KID })
+    .setIssuer(ISSUER)
+    .setAudience(resource)
+    .setSubject('bench-user')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 3600)
+    .sign(privateKey)
+}
+
+const CALL = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }
+const call = (url, token) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(CALL),
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  })
+
+// The call wrk sends, once with the token (200 with "hi"), and for the protected servers once
+// without a token and once with a token signed by an unknown key (both 401), so a server that
+// does not check, or checks nothing, fails loudly instead of being measured.
+async function verify(server, url, token) {
+  const ok = await call(url, token)
+  const text = await ok.text()
+  if (ok.status !== 200 || !text.includes('"text":"hi"')) throw new Error(`tools/call with the token answered ${ok.status}: ${text.slice(0, 200)}`)
+  if (!server.protected) return
+  for (const [what, bad] of [['without a token', undefined], ['with a token signed by an unknown key', await mint(new URL(url).href, strangerKey)]]) {
+    const res = await call(url, bad)
+    const body = await res.text()
+    if (res.status !== 401) throw new Error(`tools/call ${what} answered ${res.status}, not 401: ${body.slice(0, 200)}`)
+  }
+}
+
+// The server's own CPU (user + system, all threads) per answered request, beside req/s. Linux only.
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+async function ticksOf(pid) {
+  try {
+    // Fields after the ")" closing the command name: utime and stime are the 12th and 13th.
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
+
+async function measure(server, round) {
+  if (server.needs && !existsSync(server.needs)) throw new Error('dist/ not built (npm run build)')
+  const { child, url: origin } = await startServer([server.script, '--issuer', ISSUER, '--jwks', JWKS, ...(server.args ?? [])], START_TIMEOUT_MS)
+  try {
+    const url = new URL('/mcp', origin).href
+    const token = await mint(url)
+    await verify(server, url, token)
+    const wrk = (connections, seconds) => runWrk({ lua: LUA, url, connections, seconds, env: { BEARER_TOKEN: token } })
+    await wrk(WARMUP.connections, WARMUP.seconds)
+    const byMode = {}
+    for (const mode of MODES) {
+      const before = await ticksOf(child.pid)
+      const r = (byMode[mode.key] = await wrk(mode.connections, SECONDS))
+      const after = await ticksOf(child.pid)
+      const answered = r.rps * SECONDS
+      r.cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) / CLOCK_TICKS / answered) * 1e6
+      const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
+      const cpu = r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/req`
+      console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${cpu}${failures}`)
+    }
+    return byMode
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+
+// Rounds interleave the servers (the order rotates each round) so a slow spell of the machine
+// does not land on one server only; each server is started fresh every round; each cell is the
+// median of its rounds.
+const started = Date.now()
+const runs = Object.fromEntries(servers.map((server) => [server.key, []]))
+const unavailable = {}
+for (let round = 1; round <= ROUNDS; round++) {
+  const order = servers.map((_, i) => servers[(i + round - 1) % servers.length])
+  for (const server of order) {
+    if (unavailable[server.key]) continue
+    try {
+      runs[server.key].push(await measure(server, round))
+    } catch (error) {
+      unavailable[server.key] = error.message.split('\n')[0]
+      console.error(`${server.label}: unavailable: ${error.message}`)
+    }
+  }
+}
+const results = {}
+for (const server of servers) {
+  if (unavailable[server.key]) continue
+  results[server.key] = {}
+  for (const mode of MODES) {
+    const cells = runs[server.key].map((byMode) => byMode[mode.key])
+    results[server.key][mode.key] = {
+      rps: median(cells.map((r) => r.rps)),
+      p50: median(cells.map((r) => r.p50)),
+      p99: median(cells.map((r) => r.p99)),
+      cpuUs: cells.every((r) => r.cpuUs !== undefined) ? median(cells.map((r) => r.cpuUs)) : undefined,
+      failed: cells.reduce((sum, r) => sum + r.failed, 0),
+    }
+  }
+}
+
+const rows = [
+  '| server | connections | req/s (2xx) | p50 ms | p99 ms | server CPU µs/req | non-2xx + socket errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+]
+for (const server of servers) {
+  if (unavailable[server.key]) {
+    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | | |`)
+    continue
+  }
+  for (const mode of MODES) {
+    const r = results[server.key][mode.key]
+    rows.push(`| ${server.label} | ${mode.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)} | ${r.failed ? `**${r.failed}**` : 0} |`)
+  }
+}
+const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
+// The same ratio round by round (both servers measured within a minute): its range shows how far
+// the verdict stands from the noise.
+const roundRatios = (x, y, mode) =>
+  runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
+const percent = (value) => `${(value * 100).toFixed(0)}%`
+const times = (value) => `${value.toFixed(1)}×`
+const ratioRow = (label, x, y, target, show) =>
+  `| ${label} | ${MODES.map((mode) => {
+    const value = ratio(x, y, mode.key)
+    if (value === undefined) return 'n/a'
+    if (mode.key !== GOAL_MODE) return show(value)
+    const each = roundRatios(x, y, mode.key)
+    const range = each.length > 1 ? ` (rounds ${show(Math.min(...each))} to ${show(Math.max(...each))})` : ''
+    return `${show(value)} ${value >= target ? 'met' : '**not met**'}${range}`
+  }).join(' | ')} |`
+const noGoalRow = (label, x, y, show) => `| ${label} | ${MODES.map((mode) => {
+  const value = ratio(x, y, mode.key)
+  return value === undefined ? 'n/a' : show(value)
+}).join(' | ')} |`
+const goals = [
+  `| ratio of req/s | ${MODES.map((mode) => (mode.key === GOAL_MODE ? `${mode.label} (goal)` : mode.label)).join(' | ')} |`,
+  `| --- |${' ---: |'.repeat(MODES.length)}`,
+  ratioRow('ours / official SDK, goal ≥ 10× at c=10', 'ours', 'sdk', 10, times),
+  ratioRow('ours / bare node:http ceiling, goal ≥ 35% at c=10', 'ours', 'ceiling', 0.35, percent),
+  noGoalRow('ours with cacheMs 0 / official SDK (no goal)', 'ours-verify-each', 'sdk', times),
+  noGoalRow('ours with cacheMs 0 / bare node:http ceiling (no goal)', 'ours-verify-each', 'ceiling', percent),
+].join('\n')
+const table = rows.join('\n')
+const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
+const warnings = [
+  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
+  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).join(', ')}; see the table.**` : '',
+].filter(Boolean)
+
+console.log(table)
+console.log()
+console.log(goals)
+for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
+console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+
+if (write) {
+  await writeSection(
+    'protected-http',
+    `## Protected HTTP: authenticated stateless tools/call (ES256 JWT)
+
+Command: \`npm run bench:protected\` (builds, then \`node bench/protected-http.mjs --seconds ${SECONDS} --rounds ${ROUNDS}\`; needs Debian's \`wrk\`).
+The benchmark makes one ES256 key pair with jose; each server gets the public JWKS on its command
+line (local, no network) and, once listening, one access token is minted for it: header
+\`{alg: ES256, typ: at+jwt, kid}\`, \`iss\` ${ISSUER}, \`aud\` the server's resource URI
+(\`http://127.0.0.1:<port>/mcp\`), \`exp\` an hour on, \`sub\`, \`client_id\`, \`scope\` mcp.
+Ours is \`createProtectedMcpApp\` around the demo server, stateless with JSON answers, with
+\`createJwtVerifier({ issuer, audience, jwks })\` and \`requiredScopes: ['mcp']\`
+(\`bench/fixtures/protected-ours.mjs\`), measured twice: as shipped (a verified token is remembered,
+keyed by the exact token, for at most 60 s and never past its \`exp\`: a client reusing its token
+pays one signature check a minute) and with \`cacheMs: 0\` (a signature check per request). The anchor is the official SDK stateless JSON server (a new
+server and transport per request) behind its \`requireBearerAuth\` on \`createMcpExpressApp\`, with a
+verifier calling jose's \`jwtVerify\` on the same JWKS with the same checks (ES256, at+jwt, iss,
+aud, exp) and \`requiredScopes: ['mcp']\` (\`bench/fixtures/sdk-bearer-stateless.mjs\`); it verifies
+the signature on every request, as its documentation shows. The ceiling
+(\`bench/fixtures/http-ceiling.mjs\`) answers a fixed result and ignores the token. Each server is
+started fresh, checked with one real tools/call with the token (200 with "hi"); the two protected
+ones must also answer 401 without a token and with a token signed by an unknown key. Then
+${WARMUP.seconds} s of warm-up at c=${WARMUP.connections} and \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/tools-call-bearer.lua\`
+(echo tool, JSON-RPC id varies per request, \`Authorization: Bearer <token>\`). req/s counts 2xx
+answers only; server CPU is the server process's user + system time (all threads) per answered
+request. ${ROUNDS} rounds, the servers interleaved (order rotated each round); every figure is the
+median of its rounds; in brackets, the range of the goal ratio round by round.
+${pin ? 'Server pinned to core 1 (all its threads, including the libuv pool where WebCrypto verifies), wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${goals}`,
+  )
+}
+if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1
