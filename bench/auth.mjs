@@ -55,7 +55,6 @@ const STOP_TIMEOUT_MS = 5_000
 const FETCH_TIMEOUT_MS = 5_000
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const SERVER = here('./fixtures/auth-server.mjs')
-const LUA = here('./wrk/client-credentials.lua')
 const DEFAULTS = here('../dist/config/defaults.js')
 
 requireWrk('bench:auth')
@@ -178,7 +177,7 @@ const otherShare = (before, after, seconds) => {
 }
 
 function wrk(url, connections, seconds, client) {
-  return runWrk({ lua: LUA, url, connections, seconds, env: { AUTH_BASIC: client.authorization, TOKEN_BODY: client.body } })
+  return runWrk({ url, connections, seconds, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: client.authorization }, body: client.body })
 }
 
 // Starts a server in a fresh data dir (its store seeded), registers the benchmark client,
@@ -362,7 +361,7 @@ when given no adapter); the other two use the default lowdb store. Everything el
 A confidential client is registered dynamically (POST /register, client_credentials,
 client_secret_basic), so every token request reads it through the adapter under test; one real
 token request is checked for an access_token, then ${WARMUP.seconds} s of warm-up at c=${WARMUP.connections}. Each measurement is
-\`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/client-credentials.lua\` (POST /token,
+\`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\` (POST /token,
 \`grant_type=client_credentials&resource=<issuer>/mcp\`, Basic auth; an ES256 JWT access token each).
 Every store starts seeded with ${BASE} records of other users and clients (clients, grants,
 refresh tokens, sessions, a quarter each, as oidc-provider writes them); the "${SCALE}× records" row

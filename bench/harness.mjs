@@ -1,7 +1,12 @@
 // Process and load-generator plumbing shared by the HTTP benchmarks: child tracking (nothing
 // outlives a run), core pinning with taskset, waiting for "listening on <url>", and running wrk
-// with one of bench/wrk/*.lua, whose done() prints a RESULT line this module parses.
+// with bench/wrk/post.lua, whose done() prints a RESULT line this module parses.
 import { spawn, spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const POST_LUA = fileURLToPath(new URL('./wrk/post.lua', import.meta.url))
+/** The JSON-RPC tools/call (echo "hi") every MCP benchmark sends; {id} varies per request. */
+export const TOOLS_CALL_BODY = '{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}'
 
 /** taskset is there on Linux; elsewhere commands run unpinned. */
 export const pin = !spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' }).error
@@ -63,13 +68,14 @@ export function startServer(args, timeoutMs) {
 }
 
 /**
- * Runs `wrk -t1 -c<connections> -d<seconds>s --latency -s <lua> <url>` on `core` with `env`
- * (the Lua script's inputs). Only 2xx answers count as throughput; failures come beside it.
+ * Runs `wrk -t1 -c<connections> -d<seconds>s --latency` on `core`, POSTing `body` ({id} replaced
+ * per request) with `headers` to `url`. Only 2xx answers count as throughput; failures come beside it.
  */
-export function runWrk({ lua, url, connections, seconds, env = {}, core = '0' }) {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', lua, url]
+export function runWrk({ url, connections, seconds, headers = {}, body, core = '0' }) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', POST_LUA, url]
+  const env = { ...process.env, WRK_BODY: body, WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n') }
   return new Promise((resolve, reject) => {
-    const child = track(spawn(...pinned(core, 'wrk', args), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }))
+    const child = track(spawn(...pinned(core, 'wrk', args), { env, stdio: ['ignore', 'pipe', 'pipe'] }))
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk) => (out += chunk))

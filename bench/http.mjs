@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { median, pin, requireWrk, runWrk, startServer } from './harness.mjs'
+import { median, pin, requireWrk, runWrk, startServer, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,6 @@ const FETCH_TIMEOUT_MS = 5_000
 const PROTOCOL_VERSION = '2025-11-25'
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const CLI = here('../dist/cli/main.js')
-const LUA = here('./wrk/tools-call.lua')
 
 requireWrk('bench:http')
 // Server on core 1, wrk on core 0: the steadiest figures on the 2-core development machine.
@@ -99,7 +98,9 @@ function pinServer(child, core) {
 }
 
 function wrk(url, connections, seconds, sessionId, core = '0') {
-  return runWrk({ lua: LUA, url, connections, seconds, core, env: { MCP_SESSION_ID: sessionId ?? '' } })
+  const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }
+  if (sessionId) Object.assign(headers, { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': PROTOCOL_VERSION })
+  return runWrk({ url, connections, seconds, core, headers, body: TOOLS_CALL_BODY })
 }
 
 async function measure(server, round) {
@@ -205,7 +206,7 @@ if (write) {
 
 Command: \`npm run bench:http\` (builds, then \`node bench/http.mjs --seconds ${SECONDS} --rounds ${ROUNDS}\`; needs Debian's \`wrk\`).
 Each server is started fresh on 127.0.0.1, checked with one real tools/call, warmed up for
-${WARMUP.seconds} s at c=${WARMUP.connections}, then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/tools-call.lua\`
+${WARMUP.seconds} s at c=${WARMUP.connections}, then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\`
 (echo tool, JSON-RPC id varies per request). Stateful servers get one session opened first;
 every request carries its Mcp-Session-Id. req/s counts 2xx answers only. ${ROUNDS} rounds, the
 servers interleaved (order rotated each round); every figure is the median of its rounds.

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { median, pin, requireWrk, runWrk, startServer } from './harness.mjs'
+import { median, pin, requireWrk, runWrk, startServer, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +40,6 @@ const FETCH_TIMEOUT_MS = 5_000
 const ISSUER = 'https://as.bench.invalid'
 const KID = 'bench-es256'
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
-const LUA = here('./wrk/tools-call-bearer.lua')
 const DIST = here('../dist/app/protected-mcp-app.js')
 
 requireWrk('bench:protected')
@@ -118,7 +117,7 @@ async function measure(server, round) {
     const url = new URL('/mcp', origin).href
     const token = await mint(url)
     await verify(server, url, token)
-    const wrk = (connections, seconds) => runWrk({ lua: LUA, url, connections, seconds, env: { BEARER_TOKEN: token } })
+    const wrk = (connections, seconds) => runWrk({ url, connections, seconds, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` }, body: TOOLS_CALL_BODY })
     await wrk(WARMUP.connections, WARMUP.seconds)
     const byMode = {}
     for (const mode of MODES) {
@@ -249,7 +248,7 @@ the signature on every request, as its documentation shows. The ceiling
 (\`bench/fixtures/http-ceiling.mjs\`) answers a fixed result and ignores the token. Each server is
 started fresh, checked with one real tools/call with the token (200 with "hi"); the two protected
 ones must also answer 401 without a token and with a token signed by an unknown key. Then
-${WARMUP.seconds} s of warm-up at c=${WARMUP.connections} and \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/tools-call-bearer.lua\`
+${WARMUP.seconds} s of warm-up at c=${WARMUP.connections} and \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\`
 (echo tool, JSON-RPC id varies per request, \`Authorization: Bearer <token>\`). req/s counts 2xx
 answers only; server CPU is the server process's user + system time (all threads) per answered
 request. ${ROUNDS} rounds, the servers interleaved (order rotated each round); every figure is the

@@ -1,19 +1,21 @@
--- wrk script: POST tools/call (echo) to an MCP endpoint. MCP_SESSION_ID, when set, is sent as
--- Mcp-Session-Id with MCP-Protocol-Version (stateful servers). done() prints one RESULT line that
--- bench/http.mjs parses; non-2xx answers are counted there so they never pass as throughput.
+-- wrk script shared by the HTTP benchmarks: POSTs WRK_BODY with the headers in WRK_HEADERS
+-- ("Name: value" lines). "{id}" in the body becomes a per-request counter (distinct JSON-RPC ids).
+-- done() prints the one RESULT line bench/harness.mjs parses; non-2xx answers are counted there,
+-- so a refused request never passes as throughput.
 wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.headers["Accept"] = "application/json, text/event-stream"
-local session = os.getenv("MCP_SESSION_ID")
-if session ~= nil and session ~= "" then
-  wrk.headers["Mcp-Session-Id"] = session
-  wrk.headers["MCP-Protocol-Version"] = "2025-11-25"
+for line in (os.getenv("WRK_HEADERS") or ""):gmatch("[^\n]+") do
+  local name, value = line:match("^([^:]+):%s*(.*)$")
+  if name ~= nil then wrk.headers[name] = value end
 end
+local template = os.getenv("WRK_BODY")
+if template == nil or template == "" then error("WRK_BODY is not set") end
+local templated = template:find("{id}", 1, true) ~= nil
 
 local counter = 0
 request = function()
+  if not templated then return wrk.format(nil, nil, nil, template) end
   counter = counter + 1
-  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. counter .. ',"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}')
+  return wrk.format(nil, nil, nil, (template:gsub("{id}", tostring(counter))))
 end
 
 -- response() runs in each wrk thread's Lua state, done() in the main one: setup() keeps the
