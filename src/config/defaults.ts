@@ -264,6 +264,8 @@ export const defaults = {
     },
     /** Where the login/consent interaction lives (under the issuer). */
     interactionPath: '/interaction',
+    /** Largest token request body (bytes) read to rate-limit per client; oidc-provider's own cap. */
+    maxTokenBodyBytes: 56 * 1024,
     /** Largest form body on the login and consent pages (bytes). */
     maxFormBytes: 16 * 1024,
   },

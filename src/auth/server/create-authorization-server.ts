@@ -116,6 +116,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
         registrationPerAddress: limiter(limits.registrationPerAddress),
         tokenPerAddress: limiter(limits.tokenPerAddress),
         tokenPerClient: limiter(limits.tokenPerClient),
+        maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
       }),
     )
   }

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa'
 import { clientAddress } from './client-address.js'
 import type { RateLimiter } from './rate-limiter.js'
+import { readReplayableBody } from './replayable-body.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -8,6 +9,22 @@ export interface EndpointRateLimitOptions {
   registrationPerAddress: RateLimiter
   tokenPerAddress: RateLimiter
   tokenPerClient: RateLimiter
+  /** Largest token request body read to find the client (oidc-provider's own limit). */
+  maxBodyBytes: number
+}
+
+/** Who a token request says it is: `client_id`, or a client assertion's `sub` (RFC 7523 §3). */
+function formClientId(form: URLSearchParams): string | undefined {
+  const clientId = form.get('client_id')
+  if (clientId !== null && clientId !== '') return clientId
+  const assertion = form.get('client_assertion')
+  if (assertion === null) return undefined
+  try {
+    const payload = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown }
+    return typeof payload.sub === 'string' ? payload.sub : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The client id in an HTTP Basic `Authorization` header (RFC 6749 §2.3.1), if any. */
@@ -26,7 +43,8 @@ function basicClientId(authorization: string): string | undefined {
 
 /**
  * Abuse controls on registration and token requests: per client address, and on the token
- * endpoint also per client when the client authenticates in the header. Past a limit the answer
+ * endpoint also per client (from the Basic header, the form's `client_id`, or a client
+ * assertion's `sub`; the form is read here and replayed to oidc-provider). Past a limit the answer
  * is 429 with Retry-After and an OAuth error body.
  */
 export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
@@ -44,7 +62,17 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
     } else if (ctx.path === options.tokenPath) {
       const verdict = options.tokenPerAddress.hit(clientAddress(ctx))
       if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
-      const clientId = basicClientId(ctx.get('authorization'))
+      let clientId = basicClientId(ctx.get('authorization'))
+      if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
+        const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
+        if (read === undefined) {
+          ctx.status = 413
+          ctx.body = { error: 'invalid_request', error_description: 'request body too large' }
+          return
+        }
+        ctx.req = read.req
+        clientId = formClientId(new URLSearchParams(read.body.toString('utf8')))
+      }
       if (clientId !== undefined) {
         const perClient = options.tokenPerClient.hit(clientId)
         if (!perClient.allowed) return refuse(ctx, perClient.retryAfterSeconds)

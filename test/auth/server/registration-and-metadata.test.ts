@@ -239,6 +239,27 @@ describe('rate limits', () => {
     }
   })
 
+  it('answers 429 past the token limit per client for a public client naming itself in the form', async () => {
+    const s = await startAuthServer({ rateLimits: { tokenPerClient: 2, tokenPerAddress: 100 } })
+    try {
+      const { body } = await register(s.origin, { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' })
+      const attempt = async () => {
+        const r = await fetch(`${s.origin}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code: 'not-a-code', client_id: String(body['client_id']), code_verifier: 'v'.repeat(43), redirect_uri: 'http://127.0.0.1/cb' }),
+        })
+        // The form reached oidc-provider intact: it names the client and rejects the code.
+        return { status: r.status, error: ((await r.json()) as { error: string }).error }
+      }
+      expect(await attempt()).toEqual({ status: 400, error: 'invalid_grant' })
+      expect(await attempt()).toEqual({ status: 400, error: 'invalid_grant' })
+      expect(await attempt()).toEqual({ status: 429, error: 'slow_down' })
+    } finally {
+      await s.stop(true)
+    }
+  })
+
   it('locks out password guessing on the login form with 429', async () => {
     const s = await startAuthServer({ rateLimits: { loginPerAccount: 3, loginPerAddress: 100 } })
     try {
