@@ -283,6 +283,24 @@ export const defaults = {
     /** Extra scopes per demo tool (a call without them gets 403 insufficient_scope naming them). */
     toolScopes: { admin_stats: ['mcp:admin'] } as Record<string, string[]>,
   },
+  oauthClient: {
+    /** Timeout (ms) of every discovery, registration and token request the client makes. */
+    requestTimeoutMs: 10_000,
+    /** MCP-Protocol-Version sent with discovery requests (MCP 2025-11-25 authorization). */
+    protocolVersion: '2025-11-25',
+    /** Refresh an access token this many seconds before it expires. */
+    refreshSkewSeconds: 60,
+    /** How long (ms) the loopback callback waits for the browser to come back. 5 minutes. */
+    callbackTimeoutMs: 5 * 60_000,
+    /** Path of the loopback redirect URI. */
+    callbackPath: '/callback',
+    /** Most step-up re-authorizations for one request (403 insufficient_scope). */
+    maxStepUps: 2,
+    /** Token store file name in the user's config directory (~/.config/mcp-auth/). */
+    storeFile: 'tokens.json',
+    /** Waiting for the store's cross-process lock: give up after this many ms. */
+    storeLockTimeoutMs: 30_000,
+  },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
     host: '127.0.0.1',

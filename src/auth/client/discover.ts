@@ -1,0 +1,132 @@
+import * as oauth from 'oauth4webapi'
+import { defaults } from '../../config/defaults.js'
+import { bearerParams } from './parse-www-authenticate.js'
+
+/** RFC 9728 protected resource metadata, as much as the client uses. */
+export interface ResourceMetadata {
+  resource: string
+  authorization_servers?: string[]
+  scopes_supported?: string[]
+}
+
+/** Where to authorize for an MCP server: its resource metadata (if any) and the AS metadata. */
+export interface DiscoveredAuthorization {
+  /** The canonical MCP server URI sent as `resource` (RFC 8707). */
+  resource: string
+  resourceMetadata?: ResourceMetadata
+  server: oauth.AuthorizationServer
+  /** True when no metadata was found and the 2025-03-26 default paths are used. */
+  defaultPaths: boolean
+  /** Scope from the challenge, else PRM scopes_supported, else undefined (MCP 2025-11-25). */
+  scope?: string
+}
+
+export class DiscoveryError extends Error {
+  override name = 'DiscoveryError'
+}
+
+function headers(): Record<string, string> {
+  return { accept: 'application/json', 'mcp-protocol-version': defaults.oauthClient.protocolVersion }
+}
+
+async function getJson(url: string, fetchImpl: typeof fetch): Promise<{ response: Response; body?: unknown }> {
+  const response = await fetchImpl(url, { headers: headers(), signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs) })
+  if (!response.ok) {
+    await response.body?.cancel()
+    return { response }
+  }
+  return { response, body: await response.json().catch(() => undefined) }
+}
+
+/** The canonical form of the MCP server URL: what is sent as `resource`. */
+export function canonicalServerUri(url: string | URL): string {
+  const parsed = new URL(url)
+  parsed.hash = ''
+  let text = parsed.href
+  if (parsed.search === '' && text.endsWith('/')) text = text.slice(0, -1)
+  return text
+}
+
+/**
+ * Finds the protected resource metadata of an MCP server (MCP 2025-11-25 authorization
+ * §"Protected Resource Metadata Discovery"): the challenge's `resource_metadata`, else the
+ * path-aware well-known address, else the root one. Undefined when there is none (a 2025-03-26
+ * server). The document must name this server as its `resource` (RFC 9728 §3.3).
+ */
+export async function discoverResourceMetadata(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<ResourceMetadata | undefined> {
+  const url = new URL(serverUrl)
+  const fromChallenge = bearerParams(challenge)?.['resource_metadata']
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
+  const candidates = [
+    ...(fromChallenge !== undefined ? [fromChallenge] : []),
+    `${url.origin}/.well-known/oauth-protected-resource${path}`,
+    `${url.origin}/.well-known/oauth-protected-resource`,
+  ]
+  for (const candidate of [...new Set(candidates)]) {
+    const { body } = await getJson(candidate, fetchImpl)
+    if (body === undefined || typeof body !== 'object' || body === null) continue
+    const metadata = body as ResourceMetadata
+    if (typeof metadata.resource !== 'string') continue
+    if (canonicalServerUri(metadata.resource) !== canonicalServerUri(serverUrl) && new URL(metadata.resource).origin !== url.origin) {
+      throw new DiscoveryError(`${candidate} describes ${metadata.resource}, not ${serverUrl}`)
+    }
+    return metadata
+  }
+  return undefined
+}
+
+/**
+ * Authorization server metadata in the MCP 2025-11-25 order: RFC 8414 path-inserted, OIDC
+ * path-inserted, OIDC appended (for an issuer without a path: RFC 8414, then OIDC). The
+ * document's issuer must be the one asked for (oauth4webapi checks it).
+ */
+export async function discoverAuthorizationServerMetadata(issuer: string, fetchImpl: typeof fetch = fetch): Promise<oauth.AuthorizationServer | undefined> {
+  const url = new URL(issuer)
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
+  const candidates =
+    path === ''
+      ? [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`]
+      : [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`, `${url.origin}${path}/.well-known/openid-configuration`]
+  for (const candidate of candidates) {
+    const response = await fetchImpl(candidate, { headers: headers(), signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs) })
+    if (response.status === 404 || response.status === 405) {
+      await response.body?.cancel()
+      continue
+    }
+    // Validates status, JSON and issuer (RFC 8414 §3.3).
+    return oauth.processDiscoveryResponse(new URL(issuer), response)
+  }
+  return undefined
+}
+
+/**
+ * Everything discovery finds for an MCP server that answered 401: PRM → authorization server →
+ * its metadata; for a 2025-03-26 server without PRM, the authorization base URL (the server's
+ * origin) and, without metadata there either, the default `/authorize`, `/token`, `/register`.
+ */
+export async function discoverAuthorization(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<DiscoveredAuthorization> {
+  const resource = canonicalServerUri(serverUrl)
+  const resourceMetadata = await discoverResourceMetadata(serverUrl, challenge, fetchImpl)
+  const challengeScope = bearerParams(challenge)?.['scope']
+  const scope = challengeScope ?? resourceMetadata?.scopes_supported?.join(' ')
+  const issuer = resourceMetadata?.authorization_servers?.[0] ?? new URL(serverUrl).origin
+  if (resourceMetadata !== undefined && resourceMetadata.authorization_servers?.[0] === undefined) {
+    throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
+  }
+  const server = await discoverAuthorizationServerMetadata(issuer, fetchImpl)
+  if (server !== undefined) return { resource, ...(resourceMetadata ? { resourceMetadata } : {}), server, defaultPaths: false, ...(scope ? { scope } : {}) }
+  if (resourceMetadata !== undefined) throw new DiscoveryError(`no authorization server metadata for ${issuer}`)
+  const base = new URL(serverUrl).origin
+  return {
+    resource,
+    server: {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+      code_challenge_methods_supported: ['S256'],
+    },
+    defaultPaths: true,
+    ...(scope ? { scope } : {}),
+  }
+}

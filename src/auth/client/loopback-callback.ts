@@ -1,0 +1,76 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { defaults } from '../../config/defaults.js'
+
+/** A one-shot HTTP listener on 127.0.0.1 that receives the authorization response (RFC 8252 §7.3). */
+export interface LoopbackCallback {
+  /** The redirect URI to register and send: http://127.0.0.1:<port><path>. */
+  redirectUri: string
+  /** Resolves with the full callback URL once the browser arrives; rejects on timeout or close. */
+  result: Promise<URL>
+  close(): void
+}
+
+const PAGE = (title: string, text: string): string =>
+  `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title><style>body{font:16px system-ui,sans-serif;display:grid;place-items:center;min-height:90vh}</style><main><h1>${title}</h1><p>${text}</p></main></html>`
+
+/**
+ * Listens for the redirect back from the authorization server. `port` 0 takes an ephemeral
+ * port; a busy preferred port falls back to an ephemeral one unless `strictPort` is set, in
+ * which case the error says which port is taken. The page shown in the browser says whether
+ * the login worked; the window can then be closed.
+ */
+export async function startLoopbackCallback(options: { port?: number; strictPort?: boolean; timeoutMs?: number } = {}): Promise<LoopbackCallback> {
+  const path = defaults.oauthClient.callbackPath
+  let resolve!: (url: URL) => void
+  let reject!: (error: Error) => void
+  const result = new Promise<URL>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  result.catch(() => undefined)
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`)
+    if (url.pathname !== path) {
+      res.writeHead(404).end()
+      return
+    }
+    const error = url.searchParams.get('error')
+    res.writeHead(error === null ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+    res.end(error === null ? PAGE('Signed in', 'You can close this window and return to the application.') : PAGE('Sign-in failed', 'The authorization server refused the request. You can close this window.'))
+    resolve(url)
+  })
+  const listen = (port: number): Promise<void> =>
+    new Promise((res, rej) => {
+      server.once('error', rej)
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', rej)
+        res()
+      })
+    })
+  const preferred = options.port ?? 0
+  try {
+    await listen(preferred)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error
+    if (options.strictPort === true) throw new Error(`the callback port ${preferred} is in use; free it or choose another with --callback-port`, { cause: error })
+    await listen(0)
+  }
+  const timer = setTimeout(() => reject(new Error('timed out waiting for the browser to come back from the login page')), options.timeoutMs ?? defaults.oauthClient.callbackTimeoutMs)
+  timer.unref()
+  const close = (): void => {
+    clearTimeout(timer)
+    server.closeAllConnections()
+    server.close()
+    reject(new Error('the login was cancelled'))
+  }
+  void result.finally(() => {
+    clearTimeout(timer)
+    // Let the success page finish before closing.
+    setTimeout(() => {
+      server.closeAllConnections()
+      server.close()
+    }, 50).unref()
+  })
+  return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, result, close }
+}

@@ -1,0 +1,292 @@
+import * as oauth from 'oauth4webapi'
+import * as client from 'openid-client'
+import { defaults } from '../../config/defaults.js'
+import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { startLoopbackCallback } from './loopback-callback.js'
+import { bearerParams } from './parse-www-authenticate.js'
+import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
+
+/** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
+export type Handoff = (authorizationUrl: URL) => Promise<void> | void
+
+export interface McpOAuthOptions {
+  store: TokenStore
+  /** Sends the user to the login page (the CLI opens a browser and prints the URL). */
+  handoff: Handoff
+  /** Shown on the consent page. */
+  clientName?: string
+  /** Pre-registered credentials per issuer (tried first). */
+  clients?: Record<string, { client_id: string; client_secret?: string }>
+  /** An https URL where this client's metadata document is published (used when the AS supports CIMD). */
+  clientMetadataDocument?: string
+  /** Preferred loopback callback port (0: ephemeral); `strictCallbackPort` refuses to move. */
+  callbackPort?: number
+  strictCallbackPort?: boolean
+  fetch?: typeof fetch
+}
+
+/** Local errors of the login helper (never sent on the wire). */
+export class McpOAuthError extends Error {
+  override name = 'McpOAuthError'
+  constructor(
+    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options)
+  }
+}
+
+const isLoopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+
+/**
+ * The client side of MCP authorization for one MCP server: an authenticated `fetch` for the HTTP
+ * transports that turns a 401 into a finished login (discovery, registration, PKCE, browser
+ * hand-off with a loopback callback, token exchange, storage), refreshes before expiry (one
+ * refresh at a time, across processes), and steps up on 403 insufficient_scope.
+ *
+ * @example
+ * const auth = new McpOAuth('https://mcp.example.com/mcp', { store: new FileTokenStore(), handoff: openBrowser })
+ * const transport = new StreamableHttpClientTransport(url, { fetch: auth.fetch })
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ */
+export class McpOAuth {
+  readonly #serverUrl: string
+  readonly #options: McpOAuthOptions
+  readonly #fetch: typeof fetch
+  #discovered: DiscoveredAuthorization | undefined
+  #login: Promise<StoredTokens> | undefined
+
+  constructor(serverUrl: string, options: McpOAuthOptions) {
+    this.#serverUrl = serverUrl
+    this.#options = options
+    this.#fetch = options.fetch ?? globalThis.fetch
+  }
+
+  /** The authenticated fetch to hand to a transport. */
+  readonly fetch: typeof fetch = async (input, init) => {
+    let tokens = await this.#currentTokens()
+    let response = await this.#send(input, init, tokens)
+    if (response.status === 401) {
+      const challenge = response.headers.get('www-authenticate')
+      await response.body?.cancel()
+      tokens = await this.#recover(tokens, challenge)
+      response = await this.#send(input, init, tokens)
+    }
+    for (let stepUps = 0; response.status === 403 && stepUps < defaults.oauthClient.maxStepUps; stepUps++) {
+      const params = bearerParams(response.headers.get('www-authenticate'))
+      if (params?.['error'] !== 'insufficient_scope') break
+      await response.body?.cancel()
+      const wanted = new Set([...(tokens?.scope?.split(' ') ?? []), ...(params['scope']?.split(' ') ?? [])].filter(Boolean))
+      tokens = await this.login({ scope: [...wanted].join(' '), challenge: null })
+      response = await this.#send(input, init, tokens)
+    }
+    return response
+  }
+
+  /** Runs the whole login now (or joins one in progress) and stores the tokens. */
+  login(options: { scope?: string; challenge?: string | null } = {}): Promise<StoredTokens> {
+    this.#login ??= this.#authorize(options).finally(() => {
+      this.#login = undefined
+    })
+    return this.#login
+  }
+
+  /** The stored tokens for this server, if any (no network). */
+  async storedTokens(): Promise<StoredTokens | undefined> {
+    const discovered = await this.#discover(null)
+    return this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
+  }
+
+  /** Forgets this server's tokens (the registration stays, keyed by issuer). */
+  async logout(): Promise<void> {
+    const discovered = await this.#discover(null)
+    await this.#options.store.deleteTokens(discovered.server.issuer, discovered.resource)
+  }
+
+  #send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, tokens: StoredTokens | undefined): Promise<Response> {
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined))
+    if (tokens !== undefined) headers.set('authorization', `Bearer ${tokens.access_token}`)
+    return this.#fetch(input, { ...init, headers })
+  }
+
+  async #discover(challenge: string | null): Promise<DiscoveredAuthorization> {
+    if (this.#discovered !== undefined && challenge === null) return this.#discovered
+    try {
+      this.#discovered = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
+    } catch (error) {
+      throw new McpOAuthError('discovery', `could not find how to log in to ${this.#serverUrl}: ${(error as Error).message}`, { cause: error })
+    }
+    return this.#discovered
+  }
+
+  /** Stored tokens, refreshed first when they expire within the skew. No discovery if none are stored. */
+  async #currentTokens(): Promise<StoredTokens | undefined> {
+    if (this.#discovered === undefined) {
+      // Tokens from an earlier run: find the server's metadata now rather than after a 401.
+      const resource = canonicalServerUri(this.#serverUrl)
+      const held = (await this.#options.store.list()).some((entry) => entry.resource === resource)
+      if (!held) return undefined
+      await this.#discover(null)
+    }
+    const { store } = this.#options
+    const { server, resource } = this.#discovered!
+    const tokens = await store.getTokens(server.issuer, resource)
+    if (tokens?.expires_at === undefined || tokens.refresh_token === undefined) return tokens
+    if (tokens.expires_at - defaults.oauthClient.refreshSkewSeconds > Date.now() / 1000) return tokens
+    return this.#refresh(tokens).catch(() => tokens)
+  }
+
+  /** After a 401: refresh if we hold a refresh token (once, shared), else log in. */
+  async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens> {
+    const discovered = await this.#discover(challenge)
+    const stored = await this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
+    // Another process (or request) already replaced the token that was refused: use the new one.
+    if (stored !== undefined && held !== undefined && stored.access_token !== held.access_token) return stored
+    if (stored?.refresh_token !== undefined) {
+      try {
+        return await this.#refresh(stored)
+      } catch {
+        // invalid_grant (revoked, reused) and the like: a new login
+      }
+    }
+    return this.login({ challenge, ...(discovered.scope !== undefined ? { scope: discovered.scope } : {}) })
+  }
+
+  /** One refresh at a time across processes; a refresh someone else just did is reused. */
+  #refresh(stale: StoredTokens): Promise<StoredTokens> {
+    const { store } = this.#options
+    return store.exclusive(async () => {
+      const { server, resource } = this.#discovered!
+      const current = await store.getTokens(server.issuer, resource)
+      if (current !== undefined && current.access_token !== stale.access_token) return current
+      const registration = await store.getClient(server.issuer)
+      if (registration === undefined || stale.refresh_token === undefined) throw new McpOAuthError('token', 'nothing to refresh with')
+      const config = this.#configuration(server, registration)
+      const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource })
+      const tokens = toStored(response, stale)
+      await store.setTokens(server.issuer, resource, tokens)
+      return tokens
+    })
+  }
+
+  async #authorize(options: { scope?: string; challenge?: string | null }): Promise<StoredTokens> {
+    const discovered = await this.#discover(options.challenge ?? null)
+    const { server, resource } = discovered
+    const methods = server.code_challenge_methods_supported
+    if (!discovered.defaultPaths && (methods === undefined || !methods.includes('S256'))) {
+      throw new McpOAuthError('authorization', `${server.issuer} does not advertise PKCE S256; refusing to log in (MCP 2025-11-25)`)
+    }
+    const stored = await this.#options.store.getClient(server.issuer)
+    const callback = await startLoopbackCallback({
+      port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
+      ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
+    })
+    try {
+      const registration = await this.#registration(server, stored, callback.redirectUri)
+      const config = this.#configuration(server, registration)
+      const verifier = client.randomPKCECodeVerifier()
+      const state = client.randomState()
+      const scope = options.scope ?? discovered.scope
+      const url = client.buildAuthorizationUrl(config, {
+        redirect_uri: callback.redirectUri,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        resource,
+        ...(scope !== undefined ? { scope } : {}),
+      })
+      await this.#options.handoff(url)
+      const returned = await callback.result
+      let response
+      try {
+        response = await client.authorizationCodeGrant(config, returned, { pkceCodeVerifier: verifier, expectedState: state }, { resource, redirect_uri: callback.redirectUri })
+      } catch (error) {
+        const code = (error as { error?: string }).error
+        throw new McpOAuthError('authorization', code === undefined ? `the login did not complete: ${(error as Error).message}` : `the authorization server answered ${code}`, { cause: error })
+      }
+      const tokens = toStored(response)
+      await this.#options.store.setTokens(server.issuer, resource, tokens)
+      return tokens
+    } finally {
+      callback.close()
+    }
+  }
+
+  /** Pre-registered → client ID metadata document → dynamic registration (MCP 2025-11-25 order). */
+  async #registration(server: oauth.AuthorizationServer, stored: StoredClient | undefined, redirectUri: string): Promise<StoredClient> {
+    const { store } = this.#options
+    const configured = this.#options.clients?.[server.issuer]
+    if (configured !== undefined) return { ...configured, source: 'configured' }
+    // A registration is reused across launches; loopback redirect URIs match on any port (RFC 8252 §7.3).
+    if (stored !== undefined && (stored.source !== 'dynamic' || stored.redirect_uris?.some((uri) => sameLoopbackPath(uri, redirectUri)))) return stored
+    const documentUrl = this.#options.clientMetadataDocument
+    if (documentUrl !== undefined && (server as { client_id_metadata_document_supported?: boolean }).client_id_metadata_document_supported === true) {
+      const registration: StoredClient = { client_id: documentUrl, source: 'metadata-document' }
+      await store.setClient(server.issuer, registration)
+      return registration
+    }
+    if (server.registration_endpoint === undefined) {
+      throw new McpOAuthError('registration', `${server.issuer} offers no dynamic registration: configure a client_id for it (or a client metadata document URL)`)
+    }
+    const metadata = {
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      application_type: 'native',
+      client_name: this.#options.clientName ?? 'mcp-auth',
+    }
+    let registered: oauth.OmitSymbolProperties<oauth.Client>
+    try {
+      const response = await oauth.dynamicClientRegistrationRequest(server, metadata, {
+        [oauth.customFetch]: this.#fetch,
+        [oauth.allowInsecureRequests]: isLoopback(server.issuer),
+        signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs),
+      })
+      registered = await oauth.processDynamicClientRegistrationResponse(response)
+    } catch (error) {
+      throw new McpOAuthError('registration', `registration at ${server.issuer} failed: ${(error as Error).message}`, { cause: error })
+    }
+    const registration: StoredClient = {
+      client_id: registered.client_id,
+      ...(typeof registered['client_secret'] === 'string' ? { client_secret: registered['client_secret'] } : {}),
+      redirect_uris: [redirectUri],
+      source: 'dynamic',
+    }
+    await store.setClient(server.issuer, registration)
+    return registration
+  }
+
+  #configuration(server: oauth.AuthorizationServer, registration: StoredClient): client.Configuration {
+    const auth = registration.client_secret !== undefined ? client.ClientSecretBasic(registration.client_secret) : client.None()
+    const config = new client.Configuration(server, registration.client_id, {}, auth)
+    config[client.customFetch] = this.#fetch
+    if (isLoopback(server.issuer)) client.allowInsecureRequests(config)
+    return config
+  }
+}
+
+function sameLoopbackPath(registered: string, wanted: string): boolean {
+  const a = new URL(registered)
+  const b = new URL(wanted)
+  return a.protocol === b.protocol && a.hostname === b.hostname && a.pathname === b.pathname
+}
+
+function portOf(uri: string | undefined): number | undefined {
+  if (uri === undefined) return undefined
+  const port = Number(new URL(uri).port)
+  return Number.isInteger(port) && port > 0 ? port : undefined
+}
+
+function toStored(response: client.TokenEndpointResponse, previous?: StoredTokens): StoredTokens {
+  const expiresIn = response.expires_in
+  const refresh = response.refresh_token ?? previous?.refresh_token
+  return {
+    access_token: response.access_token,
+    ...(refresh !== undefined ? { refresh_token: refresh } : {}),
+    ...(typeof expiresIn === 'number' ? { expires_at: Math.floor(Date.now() / 1000) + expiresIn } : {}),
+    ...(response.scope !== undefined ? { scope: response.scope } : previous?.scope !== undefined ? { scope: previous.scope } : {}),
+    token_type: response.token_type,
+  }
+}

@@ -1,0 +1,154 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { defaults } from '../../config/defaults.js'
+import { acquireFileLock, StorageLockedError } from '../../storage/file-lock.js'
+import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+
+/** A client registration at one authorization server (never reused at another). */
+export interface StoredClient {
+  client_id: string
+  client_secret?: string
+  redirect_uris?: string[]
+  /** How the client got its id: configuration, a metadata document, or dynamic registration. */
+  source: 'configured' | 'metadata-document' | 'dynamic'
+}
+
+/** Tokens for one (authorization server, MCP server) pair. */
+export interface StoredTokens {
+  access_token: string
+  refresh_token?: string
+  /** Epoch seconds. */
+  expires_at?: number
+  scope?: string
+  token_type?: string
+}
+
+/** Where the login helper keeps registrations and tokens. */
+export interface TokenStore {
+  getClient(issuer: string): Promise<StoredClient | undefined>
+  setClient(issuer: string, client: StoredClient): Promise<void>
+  getTokens(issuer: string, resource: string): Promise<StoredTokens | undefined>
+  setTokens(issuer: string, resource: string, tokens: StoredTokens): Promise<void>
+  deleteTokens(issuer: string, resource: string): Promise<void>
+  /** Every (issuer, resource) pair with tokens. */
+  list(): Promise<Array<{ issuer: string; resource: string; tokens: StoredTokens }>>
+  /**
+   * Runs `fn` holding an exclusive lock, across processes too, so that only one of many
+   * concurrent refreshes redeems a rotating refresh token.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>
+}
+
+interface StoreFile {
+  version: 1
+  clients: Record<string, StoredClient>
+  tokens: Record<string, StoredTokens>
+}
+
+const key = (issuer: string, resource: string): string => JSON.stringify([issuer, resource])
+
+/** `$XDG_CONFIG_HOME/mcp-auth/tokens.json`, else `~/.config/mcp-auth/tokens.json`. */
+export function defaultTokenStorePath(): string {
+  const base = process.env['XDG_CONFIG_HOME'] || join(homedir(), '.config')
+  return join(base, 'mcp-auth', defaults.oauthClient.storeFile)
+}
+
+/**
+ * The default token store: one JSON file per user, written 0600 atomically (temp file, fsync,
+ * rename). Every read goes to the file, so several processes see each other's writes; writes and
+ * {@link TokenStore.exclusive} sections hold a lock file (a dead holder's lock is taken over).
+ */
+export class FileTokenStore implements TokenStore {
+  readonly #file: string
+  #chain: Promise<unknown> = Promise.resolve()
+  #held = false
+
+  constructor(file: string = defaultTokenStorePath()) {
+    this.#file = file
+  }
+
+  get file(): string {
+    return this.#file
+  }
+
+  async #read(): Promise<StoreFile> {
+    const data = await readJsonFile<StoreFile>(this.#file)
+    if (data === undefined) return { version: 1, clients: {}, tokens: {} }
+    if (data.version !== 1) throw new Error(`${this.#file} has an unknown format version`)
+    return { version: 1, clients: data.clients ?? {}, tokens: data.tokens ?? {} }
+  }
+
+  async #update(change: (data: StoreFile) => void): Promise<void> {
+    const run = async (): Promise<void> => {
+      const data = await this.#read()
+      change(data)
+      await writePrivateFile(this.#file, JSON.stringify(data, null, 2))
+    }
+    if (this.#held) return run()
+    return this.exclusive(run)
+  }
+
+  async getClient(issuer: string): Promise<StoredClient | undefined> {
+    return (await this.#read()).clients[issuer]
+  }
+
+  async setClient(issuer: string, client: StoredClient): Promise<void> {
+    await this.#update((data) => {
+      data.clients[issuer] = client
+    })
+  }
+
+  async getTokens(issuer: string, resource: string): Promise<StoredTokens | undefined> {
+    return (await this.#read()).tokens[key(issuer, resource)]
+  }
+
+  async setTokens(issuer: string, resource: string, tokens: StoredTokens): Promise<void> {
+    await this.#update((data) => {
+      data.tokens[key(issuer, resource)] = tokens
+    })
+  }
+
+  async deleteTokens(issuer: string, resource: string): Promise<void> {
+    await this.#update((data) => {
+      delete data.tokens[key(issuer, resource)]
+    })
+  }
+
+  async list(): Promise<Array<{ issuer: string; resource: string; tokens: StoredTokens }>> {
+    return Object.entries((await this.#read()).tokens).map(([k, tokens]) => {
+      const [issuer, resource] = JSON.parse(k) as [string, string]
+      return { issuer, resource, tokens }
+    })
+  }
+
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    // In this process: one section at a time; across processes: the lock file.
+    const next = this.#chain.then(async () => {
+      const release = await this.#lock()
+      this.#held = true
+      try {
+        return await fn()
+      } finally {
+        this.#held = false
+        release()
+      }
+    })
+    this.#chain = next.catch(() => undefined)
+    return next
+  }
+
+  async #lock(): Promise<() => void> {
+    const { ensurePrivateDir } = await import('../../storage/private-file.js')
+    const { dirname } = await import('node:path')
+    await ensurePrivateDir(dirname(this.#file))
+    const deadline = Date.now() + defaults.oauthClient.storeLockTimeoutMs
+    for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+      try {
+        return acquireFileLock(this.#file).release
+      } catch (error) {
+        if (!(error instanceof StorageLockedError) || Date.now() > deadline) throw error
+        await new Promise((resolve) => setTimeout(resolve, wait))
+      }
+    }
+  }
+}
