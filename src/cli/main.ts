@@ -5,9 +5,28 @@ import { clientsCommand } from './commands/clients.js'
 import { demoServerCommand } from './commands/demo-server.js'
 import { keysCommand } from './commands/keys.js'
 import { startCommand } from './commands/start.js'
+import { loginCommand } from './commands/login.js'
+import { logoutCommand } from './commands/logout.js'
+import { whoamiCommand } from './commands/whoami.js'
+import { toolsCommand } from './commands/tools.js'
+import { callCommand } from './commands/call.js'
+import { proxyCommand } from './commands/proxy.js'
 import { usersCommand } from './commands/users.js'
 
-const commands: Command[] = [startCommand, authServerCommand, demoServerCommand, usersCommand, clientsCommand, keysCommand]
+const commands: Command[] = [
+  startCommand,
+  authServerCommand,
+  demoServerCommand,
+  usersCommand,
+  clientsCommand,
+  keysCommand,
+  loginCommand,
+  logoutCommand,
+  whoamiCommand,
+  toolsCommand,
+  callCommand,
+  proxyCommand,
+]
 
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length))

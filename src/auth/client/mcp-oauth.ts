@@ -17,6 +17,8 @@ export interface McpOAuthOptions {
   clientName?: string
   /** Pre-registered credentials per issuer (tried first). */
   clients?: Record<string, { client_id: string; client_secret?: string }>
+  /** Pre-registered credentials for whatever issuer this server uses (the CLI's --client-id). */
+  anyIssuerClient?: { client_id: string; client_secret?: string }
   /** An https URL where this client's metadata document is published (used when the AS supports CIMD). */
   clientMetadataDocument?: string
   /** Preferred loopback callback port (0: ephemeral); `strictCallbackPort` refuses to move. */
@@ -170,8 +172,25 @@ export class McpOAuth {
     })
   }
 
+  /** A bare request to learn what the server asks for (its 401 challenge: scope, metadata URL). */
+  async #probe(): Promise<string | null> {
+    try {
+      const response = await this.#fetch(this.#serverUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': defaults.oauthClient.protocolVersion },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+        signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs),
+      })
+      await response.body?.cancel()
+      return response.status === 401 ? response.headers.get('www-authenticate') : null
+    } catch {
+      return null
+    }
+  }
+
   async #authorize(options: { scope?: string; challenge?: string | null }): Promise<StoredTokens> {
-    const discovered = await this.#discover(options.challenge ?? null)
+    const challenge = options.challenge === undefined && this.#discovered === undefined ? await this.#probe() : (options.challenge ?? null)
+    const discovered = await this.#discover(challenge)
     const { server, resource } = discovered
     const methods = server.code_challenge_methods_supported
     if (!discovered.defaultPaths && (methods === undefined || !methods.includes('S256'))) {
@@ -216,7 +235,7 @@ export class McpOAuth {
   /** Pre-registered → client ID metadata document → dynamic registration (MCP 2025-11-25 order). */
   async #registration(server: oauth.AuthorizationServer, stored: StoredClient | undefined, redirectUri: string): Promise<StoredClient> {
     const { store } = this.#options
-    const configured = this.#options.clients?.[server.issuer]
+    const configured = this.#options.clients?.[server.issuer] ?? this.#options.anyIssuerClient
     if (configured !== undefined) return { ...configured, source: 'configured' }
     // A registration is reused across launches; loopback redirect URIs match on any port (RFC 8252 §7.3).
     if (stored !== undefined && (stored.source !== 'dynamic' || stored.redirect_uris?.some((uri) => sameLoopbackPath(uri, redirectUri)))) return stored

@@ -1,0 +1,69 @@
+import { McpOAuth } from '../auth/client/mcp-oauth.js'
+import { FileTokenStore } from '../auth/client/token-store.js'
+import { McpClient } from '../client/index.js'
+import { StreamableHttpClientTransport } from '../transports/http-client/index.js'
+import { parsePort, UsageError } from './command.js'
+
+/** Options every client command shares. */
+export const CLIENT_OPTIONS = {
+  'no-browser': { type: 'boolean' },
+  'callback-port': { type: 'string' },
+  store: { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+} as const
+
+export const CLIENT_USAGE = `
+Login options (any command that may need to log in):
+  --no-browser            print the login URL instead of opening a browser
+  --callback-port PORT    loopback port for the browser's return (default: ephemeral; a busy
+                          port is replaced by another unless given here)
+  --store FILE            token store (default ~/.config/mcp-auth/tokens.json, 0600)
+  --client-id ID          a client pre-registered at the server's authorization server
+  --client-secret SECRET  its secret, if it is confidential
+  --client-metadata-url URL
+                          this client's metadata document URL (used when the server supports it)
+`
+
+export function serverUrl(positional: string | undefined): string {
+  if (positional === undefined) throw new UsageError('expected the MCP server URL')
+  if (!URL.canParse(positional)) throw new UsageError(`not an absolute URL: ${positional}`)
+  const url = new URL(positional)
+  if (url.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+    throw new UsageError('MCP servers are reached over https (http only on loopback hosts)')
+  }
+  return url.href
+}
+
+/** The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file store. */
+export function cliAuth(url: string, values: Record<string, string | boolean | undefined>): McpOAuth {
+  const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
+  const clientId = values['client-id']
+  return new McpOAuth(url, {
+    store,
+    clientName: 'mcp-auth CLI',
+    ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
+    ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
+    ...(typeof clientId === 'string'
+      ? { anyIssuerClient: { client_id: clientId, ...(typeof values['client-secret'] === 'string' ? { client_secret: values['client-secret'] } : {}) } }
+      : {}),
+    async handoff(authorizationUrl) {
+      process.stderr.write(`To log in, open this URL in a browser:\n\n  ${authorizationUrl.href}\n\n`)
+      if (values['no-browser'] === true) return
+      try {
+        const { default: open } = await import('open')
+        await open(authorizationUrl.href)
+      } catch {
+        process.stderr.write('(could not open a browser; use the URL above)\n')
+      }
+    },
+  })
+}
+
+/** Connects an McpClient to `url` through the login helper. */
+export async function connectClient(url: string, auth: McpOAuth): Promise<McpClient> {
+  const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' })
+  await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }))
+  return client
+}

@@ -1,0 +1,37 @@
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { UsageError, type Command } from '../command.js'
+
+export const callCommand: Command = {
+  name: 'call',
+  summary: 'call a tool of a protected MCP server (logging in if needed)',
+  usage: `
+Usage: mcp-auth call <url> <tool> ['{"json": "arguments"}'] [login options]
+
+Prints the tool result as JSON. Exit code 1 when the tool reports an error.
+${CLIENT_USAGE}  -h, --help   show this help
+`,
+  options: { ...CLIENT_OPTIONS },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const url = serverUrl(positionals[0])
+    const tool = positionals[1]
+    if (tool === undefined) throw new UsageError('expected a tool name')
+    let args: Record<string, unknown> = {}
+    if (positionals[2] !== undefined) {
+      try {
+        args = JSON.parse(positionals[2]) as Record<string, unknown>
+      } catch {
+        throw new UsageError('the arguments must be a JSON object')
+      }
+      if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('the arguments must be a JSON object')
+    }
+    const client = await connectClient(url, cliAuth(url, values))
+    try {
+      const result = await client.callTool(tool, args)
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+      return result.isError === true ? 1 : 0
+    } finally {
+      await client.close()
+    }
+  },
+}

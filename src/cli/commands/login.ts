@@ -1,0 +1,26 @@
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import type { Command } from '../command.js'
+
+export const loginCommand: Command = {
+  name: 'login',
+  summary: 'log in to a protected MCP server and keep the tokens',
+  usage: `
+Usage: mcp-auth login <url> [--scope "a b"] [login options]
+
+Finds the server's authorization server (protected resource metadata, then its metadata),
+registers this client if needed, opens the login page in a browser, waits on a loopback port for
+the way back, and stores the tokens (0600) for later commands.
+
+Options:
+  --scope "a b"   scopes to ask for (default: what the server says it needs)
+${CLIENT_USAGE}  -h, --help      show this help
+`,
+  options: { ...CLIENT_OPTIONS, scope: { type: 'string' } },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const url = serverUrl(positionals[0])
+    const auth = cliAuth(url, values)
+    const tokens = await auth.login(typeof values.scope === 'string' ? { scope: values.scope } : {})
+    process.stdout.write(`logged in to ${url}${tokens.scope ? ` (scope: ${tokens.scope})` : ''}\n`)
+  },
+}

@@ -1,0 +1,27 @@
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import type { Command } from '../command.js'
+
+export const toolsCommand: Command = {
+  name: 'tools',
+  summary: 'list the tools of a protected MCP server (logging in if needed)',
+  usage: `
+Usage: mcp-auth tools <url> [--json] [login options]
+
+Options:
+  --json   print the tool list as JSON
+${CLIENT_USAGE}  -h, --help   show this help
+`,
+  options: { ...CLIENT_OPTIONS, json: { type: 'boolean' } },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const url = serverUrl(positionals[0])
+    const client = await connectClient(url, cliAuth(url, values))
+    try {
+      const tools = await client.listAllTools()
+      if (values.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
+      else for (const tool of tools) process.stdout.write(`${tool.name}${tool.description ? `  ${tool.description}` : ''}\n`)
+    } finally {
+      await client.close()
+    }
+  },
+}

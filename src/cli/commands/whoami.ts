@@ -1,0 +1,42 @@
+import { decodeJwt } from 'jose'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import type { Command } from '../command.js'
+
+export const whoamiCommand: Command = {
+  name: 'whoami',
+  summary: 'show the stored login for a protected MCP server',
+  usage: `
+Usage: mcp-auth whoami <url> [--store FILE]
+
+Prints what the stored access token says (subject, client, scope, expiry; decoded, not
+verified: only the server can verify it). Exit code 1 when not logged in.
+${CLIENT_USAGE}  -h, --help   show this help
+`,
+  options: { ...CLIENT_OPTIONS },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const url = serverUrl(positionals[0])
+    const tokens = await cliAuth(url, values).storedTokens()
+    if (tokens === undefined) {
+      process.stderr.write(`not logged in to ${url} (run: mcp-auth login ${url})\n`)
+      return 1
+    }
+    let claims: Record<string, unknown> = {}
+    try {
+      claims = decodeJwt(tokens.access_token)
+    } catch {
+      // an opaque token: nothing to show but what the token response said
+    }
+    const lines = [
+      `server   ${url}`,
+      ...(claims['sub'] !== undefined ? [`subject  ${String(claims['sub'])}`] : []),
+      ...(claims['client_id'] !== undefined ? [`client   ${String(claims['client_id'])}`] : []),
+      ...(claims['iss'] !== undefined ? [`issuer   ${String(claims['iss'])}`] : []),
+      `scope    ${tokens.scope ?? String(claims['scope'] ?? '')}`,
+      ...(tokens.expires_at !== undefined ? [`expires  ${new Date(tokens.expires_at * 1000).toISOString()}`] : []),
+      `refresh  ${tokens.refresh_token !== undefined ? 'yes' : 'no'}`,
+    ]
+    process.stdout.write(`${lines.join('\n')}\n`)
+    return 0
+  },
+}

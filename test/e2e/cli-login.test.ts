@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
+import { CLI_PATH } from '../helpers/paths.js'
+import { launchChromium } from '../helpers/chromium.js'
+
+let server: ChildProcess
+let origin: string
+let dir: string
+let store: string
+let browser: Browser
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcp-auth-cli-login-'))
+  store = join(dir, 'client', 'tokens.json')
+  const started = await startCli(['start', '--port', '0', '--data-dir', join(dir, 'server')], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1' } })
+  server = started.child
+  origin = started.url
+  browser = await launchChromium()
+})
+afterAll(async () => {
+  await browser?.close()
+  if (server) await stopChild(server)
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** Runs `mcp-auth login` and completes the browser hand-off in Chromium from the URL it prints. */
+async function loginInChromium(): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [CLI_PATH, 'login', `${origin}/mcp`, '--no-browser', '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+      const match = /open this URL in a browser:\s+(\S+)/.exec(stderr)
+      if (match) resolve(match[1]!)
+    })
+    child.once('exit', () => reject(new Error(`login exited early:\n${stderr}`)))
+  })
+  const context = await browser.newContext()
+  const page = await context.newPage()
+  await page.goto(url)
+  await page.fill('#username', 'demo')
+  await page.fill('#password', 'demo password 1')
+  await page.click('#sign-in')
+  await page.click('#allow')
+  await page.waitForSelector('text=Signed in')
+  await context.close()
+  return { code: await exited, stdout }
+}
+
+describe('mcp-auth login / call / whoami / proxy against mcp-auth start', () => {
+  it('logs in through the real pages in Chromium, stores the tokens 0600, then calls without logging in again', async () => {
+    const login = await loginInChromium()
+    expect(login.code).toBe(0)
+    expect(login.stdout).toContain(`logged in to ${origin}/mcp`)
+    expect((await stat(store)).mode & 0o777).toBe(0o600)
+
+    const call = await runCli(['call', `${origin}/mcp`, 'echo', '{"text":"hello from the CLI"}', '--no-browser', '--store', store])
+    expect(call.code).toBe(0)
+    expect(call.stdout).toContain('hello from the CLI')
+    expect(call.stderr).not.toContain('To log in')
+
+    const whoami = await runCli(['whoami', `${origin}/mcp`, '--store', store])
+    expect(whoami.code).toBe(0)
+    expect(whoami.stdout).toMatch(/^scope\s+mcp$/m)
+
+    const tools = await runCli(['tools', `${origin}/mcp`, '--no-browser', '--store', store])
+    expect(tools.stdout).toContain('whoami')
+  })
+
+  it('lets the official SDK stdio client list and call tools through mcp-auth proxy', async () => {
+    const client = new Client({ name: 'sdk-stdio-host', version: '1.0.0' })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'proxy', `${origin}/mcp`, '--no-browser', '--store', store], stderr: 'pipe' }))
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain('echo')
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'through the proxy' } })
+      expect(JSON.stringify(result.content)).toContain('through the proxy')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('fails with a clear message and exit code 1 when not logged in and the hand-off cannot finish', async () => {
+    const whoami = await runCli(['whoami', `${origin}/mcp`, '--store', join(dir, 'nobody.json')])
+    expect(whoami.code).toBe(1)
+    expect(whoami.stderr).toContain('not logged in')
+  })
+})
