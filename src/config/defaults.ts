@@ -24,6 +24,13 @@ export const defaults = {
      */
     maxPendingRequests: 10_000,
   },
+  client: {
+    /**
+     * Most pages `listAllTools` and friends follow before giving up: a server handing out new
+     * cursors forever must not keep the client busy forever.
+     */
+    maxListPages: 1_000,
+  },
   server: {
     /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
     pageSize: 100,

@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi'
 import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
 import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { clientSecretBasic } from './client-secret-basic.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
@@ -256,20 +257,27 @@ export class McpOAuth {
       application_type: 'native',
       client_name: this.#options.clientName ?? 'mcp-auth',
     }
-    let registered: oauth.OmitSymbolProperties<oauth.Client>
+    let registered: { client_id: string; client_secret?: unknown; token_endpoint_auth_method?: unknown }
     try {
       const response = await oauth.dynamicClientRegistrationRequest(server, metadata, {
         [oauth.customFetch]: this.#fetch,
         [oauth.allowInsecureRequests]: isLoopback(server.issuer),
         signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs),
       })
-      registered = await oauth.processDynamicClientRegistrationResponse(response)
+      // Read leniently (servers send e.g. client_secret_expires_at as null), but client_id is required.
+      const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined
+      if (response.status !== 201 && response.status !== 200) {
+        throw new Error(`${response.status}${typeof body?.['error'] === 'string' ? ` ${body['error']}: ${String(body['error_description'] ?? '')}` : ''}`)
+      }
+      if (typeof body?.['client_id'] !== 'string' || body['client_id'] === '') throw new Error('the response has no client_id')
+      registered = body as typeof registered
     } catch (error) {
       throw new McpOAuthError('registration', `registration at ${server.issuer} failed: ${(error as Error).message}`, { cause: error })
     }
     const registration: StoredClient = {
       client_id: registered.client_id,
-      ...(typeof registered['client_secret'] === 'string' ? { client_secret: registered['client_secret'] } : {}),
+      ...(typeof registered.client_secret === 'string' ? { client_secret: registered.client_secret } : {}),
+      ...(typeof registered.token_endpoint_auth_method === 'string' ? { token_endpoint_auth_method: registered.token_endpoint_auth_method } : {}),
       redirect_uris: [redirectUri],
       source: 'dynamic',
     }
@@ -278,12 +286,20 @@ export class McpOAuth {
   }
 
   #configuration(server: oauth.AuthorizationServer, registration: StoredClient): client.Configuration {
-    const auth = registration.client_secret !== undefined ? client.ClientSecretBasic(registration.client_secret) : client.None()
+    const secret = registration.client_secret
+    const method = registration.token_endpoint_auth_method ?? (secret === undefined ? 'none' : preferredSecretMethod(server))
+    const auth = secret === undefined || method === 'none' ? client.None() : method === 'client_secret_post' ? client.ClientSecretPost(secret) : clientSecretBasic(secret)
     const config = new client.Configuration(server, registration.client_id, {}, auth)
     config[client.customFetch] = this.#fetch
     if (isLoopback(server.issuer)) client.allowInsecureRequests(config)
     return config
   }
+}
+
+/** client_secret_basic unless the server only lists client_secret_post (RFC 8414 token_endpoint_auth_methods_supported). */
+function preferredSecretMethod(server: oauth.AuthorizationServer): string {
+  const methods = server.token_endpoint_auth_methods_supported
+  return methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic'
 }
 
 function sameLoopbackPath(registered: string, wanted: string): boolean {

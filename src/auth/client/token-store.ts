@@ -9,6 +9,8 @@ export interface StoredClient {
   client_id: string
   client_secret?: string
   redirect_uris?: string[]
+  /** How it authenticates at the token endpoint (from its registration). */
+  token_endpoint_auth_method?: string
   /** How the client got its id: configuration, a metadata document, or dynamic registration. */
   source: 'configured' | 'metadata-document' | 'dynamic'
 }

@@ -1,0 +1,63 @@
+import * as client from 'openid-client'
+import { importPKCS8 } from 'jose'
+import { clientSecretBasic } from './client-secret-basic.js'
+import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+
+export interface ClientCredentialsOptions {
+  clientId: string
+  /** client_secret_basic when set… */
+  clientSecret?: string
+  /** …or private_key_jwt with this PKCS#8 PEM key. */
+  privateKeyPem?: string
+  /** JWS algorithm of the assertion (default ES256). */
+  algorithm?: string
+  scope?: string
+  fetch?: typeof fetch
+}
+
+/**
+ * Machine-to-machine access: the client credentials grant (RFC 6749 §4.4) for an MCP server,
+ * with a client secret or a private_key_jwt assertion (RFC 7523), discovery as for user logins,
+ * `resource` bound to the server. `fetch` adds the token and gets a new one on 401.
+ */
+export class ClientCredentialsAuth {
+  readonly #serverUrl: string
+  readonly #options: ClientCredentialsOptions
+  readonly #fetch: typeof fetch
+  #token: Promise<string> | undefined
+
+  constructor(serverUrl: string, options: ClientCredentialsOptions) {
+    this.#serverUrl = serverUrl
+    this.#options = options
+    this.#fetch = options.fetch ?? globalThis.fetch
+  }
+
+  readonly fetch: typeof fetch = async (input, init) => {
+    const send = (token: string | undefined): Promise<Response> => {
+      const headers = new Headers(init?.headers)
+      if (token !== undefined) headers.set('authorization', `Bearer ${token}`)
+      return this.#fetch(input, { ...init, headers })
+    }
+    const first = await send(this.#token === undefined ? undefined : await this.#token.catch(() => undefined))
+    if (first.status !== 401) return first
+    const challenge = first.headers.get('www-authenticate')
+    await first.body?.cancel()
+    this.#token = this.#obtain(challenge)
+    return send(await this.#token)
+  }
+
+  async #obtain(challenge: string | null): Promise<string> {
+    const discovered: DiscoveredAuthorization = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
+    const { clientId, clientSecret, privateKeyPem, algorithm = 'ES256' } = this.#options
+    const auth =
+      privateKeyPem !== undefined
+        ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm))
+        : clientSecretBasic(clientSecret ?? '')
+    const config = new client.Configuration(discovered.server, clientId, {}, auth)
+    config[client.customFetch] = this.#fetch
+    if (['localhost', '127.0.0.1', '[::1]'].includes(new URL(discovered.server.issuer).hostname)) client.allowInsecureRequests(config)
+    const scope = this.#options.scope ?? discovered.scope
+    const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) })
+    return response.access_token
+  }
+}

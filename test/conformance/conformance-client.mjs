@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// The client under test for `conformance client`: built on our McpClient, Streamable HTTP client
+// transport and login helper (dist/). The suite passes the server URL as the last argument and
+// the scenario in MCP_CONFORMANCE_SCENARIO (context, e.g. pre-registered credentials, in
+// MCP_CONFORMANCE_CONTEXT). The browser hand-off is headless: the authorization URL is fetched
+// and its redirect followed to our loopback callback, as a browser would.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { McpClient } from '../../dist/client/index.js'
+import { StreamableHttpClientTransport } from '../../dist/transports/http-client/index.js'
+import { McpOAuth } from '../../dist/auth/client/mcp-oauth.js'
+import { ClientCredentialsAuth } from '../../dist/auth/client/client-credentials-auth.js'
+import { FileTokenStore } from '../../dist/auth/client/token-store.js'
+
+const serverUrl = process.argv.at(-1)
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
+const context = process.env.MCP_CONFORMANCE_CONTEXT ? JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT) : {}
+const CIMD_URL = 'https://conformance-test.local/client-metadata.json'
+
+async function headlessHandoff(url) {
+  const response = await fetch(url, { redirect: 'manual' })
+  const location = response.headers.get('location')
+  await response.body?.cancel()
+  if (location === null) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`)
+  await (await fetch(new URL(location, url))).text()
+}
+
+async function connect(fetchImpl, capabilities) {
+  const client = new McpClient({ name: 'mcp-auth-conformance-client', version: '0.1.0' }, capabilities ? { capabilities } : {})
+  await client.connect(new StreamableHttpClientTransport(serverUrl, fetchImpl ? { fetch: fetchImpl } : {}))
+  return client
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-auth-conformance-'))
+try {
+  if (scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt') {
+    const auth = new ClientCredentialsAuth(serverUrl, {
+      clientId: context.client_id,
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+      ...(context.private_key_pem ? { privateKeyPem: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' } : {}),
+    })
+    const client = await connect(auth.fetch)
+    await client.listTools()
+    await client.close()
+  } else if (scenario.startsWith('auth/')) {
+    const auth = new McpOAuth(serverUrl, {
+      store: new FileTokenStore(join(dir, 'tokens.json')),
+      handoff: headlessHandoff,
+      clientName: 'mcp-auth-conformance-client',
+      clientMetadataDocument: CIMD_URL,
+      ...(context.client_id ? { anyIssuerClient: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } } : {}),
+    })
+    const client = await connect(auth.fetch)
+    await client.listTools()
+    await client.callTool('test-tool', {})
+    await client.close()
+  } else if (scenario === 'elicitation-sep1034-client-defaults') {
+    const client = new McpClient({ name: 'mcp-auth-conformance-client', version: '0.1.0' }, { capabilities: { elicitation: { form: { applyDefaults: true } } } })
+    client.setElicitationHandler(async () => ({ action: 'accept', content: {} }))
+    await client.connect(new StreamableHttpClientTransport(serverUrl))
+    await client.callTool('test_client_elicitation_defaults', {})
+    await client.close()
+  } else {
+    const client = await connect()
+    const { tools } = await client.listTools()
+    if (scenario === 'tools_call') for (const tool of tools) await client.callTool(tool.name, {})
+    await client.close()
+  }
+} catch (error) {
+  process.stderr.write(`conformance client (${scenario}): ${error?.stack ?? error}\n`)
+  process.exitCode = 1
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
