@@ -288,6 +288,12 @@ export class Endpoint {
       const id = salvageId((rpcError.data as { id?: unknown } | undefined)?.id)
       this.#reportError(new Error(`invalid message received: ${rpcError.message}`))
       this.#rejectMalformedResponse(value, rpcError)
+      // Responses are never answered (JSON-RPC 2.0 §5), not even malformed ones (an error with
+      // id null, say): two peers answering each other's errors would never stop.
+      if (looksLikeResponse(value)) {
+        finished()
+        return
+      }
       reply(errorResponse(id, new JsonRpcError(rpcError.code, rpcError.message)))
       return
     }
@@ -446,3 +452,7 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error))
 }
 
+function looksLikeResponse(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
+  return !('method' in value) && ('result' in value || 'error' in value)
+}

@@ -371,3 +371,14 @@ describe('Endpoint: connect', () => {
     await expect(answer).resolves.toEqual({})
   })
 })
+
+describe('Endpoint and responses it cannot use', () => {
+  it('never answers an error response with id null (two peers would answer each other forever)', async () => {
+    const rec = await connectToRecorder()
+    rec.inject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
+    rec.inject({ jsonrpc: '2.0', result: {} })
+    await settle()
+    expect(rec.sent).toEqual([])
+    expect(rec.errors.length).toBeGreaterThan(0)
+  })
+})
