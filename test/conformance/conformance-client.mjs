@@ -63,8 +63,11 @@ try {
     await client.close()
   } else {
     const client = await connect()
-    const { tools } = await client.listTools()
-    if (scenario === 'tools_call') for (const tool of tools) await client.callTool(tool.name, {})
+    // Only what the server declared: the initialize scenario's server offers no tools.
+    if (client.serverCapabilities?.tools !== undefined) {
+      const { tools } = await client.listTools()
+      if (scenario === 'tools_call') for (const tool of tools) await client.callTool(tool.name, {})
+    }
     await client.close()
   }
 } catch (error) {

@@ -113,7 +113,10 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
   if (resourceMetadata !== undefined && resourceMetadata.authorization_servers?.[0] === undefined) {
     throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
   }
-  const server = await discoverAuthorizationServerMetadata(issuer, fetchImpl)
+  const server =
+    resourceMetadata !== undefined
+      ? await discoverAuthorizationServerMetadata(issuer, fetchImpl)
+      : await legacyAuthorizationServerMetadata(issuer, fetchImpl)
   if (server !== undefined) return { resource, ...(resourceMetadata ? { resourceMetadata } : {}), server, defaultPaths: false, ...(scope ? { scope } : {}) }
   if (resourceMetadata !== undefined) throw new DiscoveryError(`no authorization server metadata for ${issuer}`)
   const base = new URL(serverUrl).origin
@@ -129,4 +132,18 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
     defaultPaths: true,
     ...(scope ? { scope } : {}),
   }
+}
+
+/**
+ * 2025-03-26 servers without PRM: the metadata at the authorization base URL. Its issuer was
+ * never announced to us, so it cannot be compared with one; it must be on the same origin.
+ */
+async function legacyAuthorizationServerMetadata(base: string, fetchImpl: typeof fetch): Promise<oauth.AuthorizationServer | undefined> {
+  const { body } = await getJson(`${new URL(base).origin}/.well-known/oauth-authorization-server`, fetchImpl)
+  if (body === undefined || typeof body !== 'object' || body === null) return undefined
+  const metadata = body as oauth.AuthorizationServer
+  if (typeof metadata.issuer !== 'string' || !URL.canParse(metadata.issuer) || new URL(metadata.issuer).origin !== new URL(base).origin) {
+    throw new DiscoveryError(`the authorization server metadata at ${base} names the issuer ${String(metadata.issuer)}, on another origin`)
+  }
+  return metadata
 }
