@@ -4,7 +4,7 @@ import type { Endpoint } from '../protocol/endpoint.js'
 import type { ClientCapabilities } from '../schema/capabilities.js'
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root } from '../schema/features.js'
 import type { JsonSchemaValidator } from '../schema/json-schema.js'
-import { checkElicitResult, readElicitParams } from './elicitation.js'
+import { applyElicitationDefaults, checkElicitResult, readElicitParams } from './elicitation.js'
 
 /**
  * Answers `sampling/createMessage`: run the request through a model the user approved.
@@ -90,6 +90,6 @@ export class ClientHandlers {
     const handler = this.#elicitation
     if (handler === undefined) throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found: elicitation/create (no elicitation handler is set)')
     const request = readElicitParams(params, declared)
-    return checkElicitResult(request, await handler(request, context), validator)
+    return checkElicitResult(request, applyElicitationDefaults(request, await handler(request, context), declared), validator)
   }
 }

@@ -62,3 +62,20 @@ function invalidParams(message: string): JsonRpcError {
 function internalError(message: string): JsonRpcError {
   return new JsonRpcError(ErrorCode.InternalError, message)
 }
+
+/**
+ * SEP-1034 (MCP 2025-11-25): a client that declared `elicitation.form.applyDefaults` fills the
+ * fields the user left out with the `default` of their property in `requestedSchema`, before the
+ * answer is checked and sent.
+ */
+export function applyElicitationDefaults(params: ElicitParams, result: unknown, declared: ClientCapabilities['elicitation']): unknown {
+  const form = declared?.form as { applyDefaults?: unknown } | undefined
+  if (form?.applyDefaults !== true || params.mode === 'url') return result
+  if (typeof result !== 'object' || result === null || (result as { action?: unknown }).action !== 'accept') return result
+  const properties = (params as { requestedSchema?: { properties?: Record<string, { default?: unknown }> } }).requestedSchema?.properties ?? {}
+  const content = { ...((result as { content?: Record<string, unknown> }).content ?? {}) }
+  for (const [name, property] of Object.entries(properties)) {
+    if (content[name] === undefined && property?.default !== undefined) content[name] = property.default
+  }
+  return { ...result, content }
+}

@@ -66,7 +66,9 @@ try {
     // Only what the server declared: the initialize scenario's server offers no tools.
     if (client.serverCapabilities?.tools !== undefined) {
       const { tools } = await client.listTools()
-      if (scenario === 'tools_call') for (const tool of tools) await client.callTool(tool.name, {})
+      // sse-retry: the tool's POST stream closes after a priming event (retry: 500); the answer
+      // comes on the GET that resumes it with Last-Event-ID.
+      if (scenario === 'tools_call' || scenario === 'sse-retry') for (const tool of tools) await client.callTool(tool.name, {})
     }
     await client.close()
   }
