@@ -12,6 +12,7 @@ import { StreamableHttpClientTransport } from '../../dist/transports/http-client
 import { McpOAuth } from '../../dist/auth/client/mcp-oauth.js'
 import { ClientCredentialsAuth } from '../../dist/auth/client/client-credentials-auth.js'
 import { FileTokenStore } from '../../dist/auth/client/token-store.js'
+import { crossAppAccessToken } from '../../dist/auth/client/cross-app-access.js'
 
 const serverUrl = process.argv.at(-1)
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? ''
@@ -42,6 +43,24 @@ try {
     })
     const client = await connect(auth.fetch)
     await client.listTools()
+    await client.close()
+  } else if (scenario === 'auth/cross-app-access-complete-flow') {
+    const token = await crossAppAccessToken(serverUrl, {
+      idpTokenEndpoint: context.idp_token_endpoint,
+      idpIssuer: context.idp_issuer,
+      idpClientId: context.idp_client_id,
+      idToken: context.idp_id_token,
+      clientId: context.client_id,
+      clientSecret: context.client_secret,
+    })
+    const withToken = (input, init) => {
+      const headers = new Headers(init?.headers)
+      headers.set('authorization', `Bearer ${token}`)
+      return fetch(input, { ...init, headers })
+    }
+    const client = await connect(withToken)
+    await client.listTools()
+    await client.callTool('test-tool', {})
     await client.close()
   } else if (scenario.startsWith('auth/')) {
     const auth = new McpOAuth(serverUrl, {
