@@ -64,13 +64,15 @@ export async function startLoopbackCallback(options: { port?: number; strictPort
     server.close()
     reject(new Error('the login was cancelled'))
   }
-  void result.finally(() => {
-    clearTimeout(timer)
-    // Let the success page finish before closing.
-    setTimeout(() => {
-      server.closeAllConnections()
-      server.close()
-    }, 50).unref()
-  })
+  result
+    .finally(() => {
+      clearTimeout(timer)
+      // Let the success page finish before closing.
+      setTimeout(() => {
+        server.closeAllConnections()
+        server.close()
+      }, 50).unref()
+    })
+    .catch(() => undefined)
   return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, result, close }
 }

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileTokenStore } from '../../../src/auth/client/token-store.js'
+import { startLoopbackCallback } from '../../../src/auth/client/loopback-callback.js'
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcp-auth-store-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+describe('FileTokenStore', () => {
+  it('keys tokens by issuer and resource, keeps registrations per issuer, and writes 0600', async () => {
+    const store = new FileTokenStore(join(dir, 'a', 'tokens.json'))
+    await store.setClient('https://as.one', { client_id: 'one', source: 'dynamic' })
+    await store.setTokens('https://as.one', 'https://mcp.one/mcp', { access_token: 't1' })
+    await store.setTokens('https://as.one', 'https://mcp.two/mcp', { access_token: 't2' })
+    expect((await store.getTokens('https://as.one', 'https://mcp.two/mcp'))?.access_token).toBe('t2')
+    expect(await store.getClient('https://as.two')).toBeUndefined()
+    expect((await store.list()).map((entry) => entry.resource).sort()).toEqual(['https://mcp.one/mcp', 'https://mcp.two/mcp'])
+    expect((await stat(store.file)).mode & 0o777).toBe(0o600)
+  })
+
+  it('runs exclusive sections of several store instances (processes) one at a time, losing no write', async () => {
+    const file = join(dir, 'b', 'tokens.json')
+    const stores = Array.from({ length: 4 }, () => new FileTokenStore(file))
+    let inside = 0
+    let overlapped = false
+    await Promise.all(
+      stores.flatMap((store, s) =>
+        Array.from({ length: 5 }, (_, i) =>
+          store.exclusive(async () => {
+            inside += 1
+            if (inside > 1) overlapped = true
+            await new Promise((resolve) => setTimeout(resolve, 2))
+            await store.setTokens('https://as', `https://mcp/${s}-${i}`, { access_token: `${s}-${i}` })
+            inside -= 1
+          }),
+        ),
+      ),
+    )
+    expect(overlapped).toBe(false)
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { tokens: Record<string, unknown> }
+    expect(Object.keys(saved.tokens)).toHaveLength(20)
+  })
+})
+
+describe('startLoopbackCallback', () => {
+  let busy: Server
+  let busyPort: number
+  beforeAll(async () => {
+    busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    busyPort = (busy.address() as { port: number }).port
+  })
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())))
+
+  it('moves to another port when the preferred one is busy', async () => {
+    const callback = await startLoopbackCallback({ port: busyPort })
+    expect(callback.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    expect(callback.redirectUri).not.toContain(`:${busyPort}/`)
+    callback.close()
+  })
+
+  it('says which port is taken when the port is fixed', async () => {
+    await expect(startLoopbackCallback({ port: busyPort, strictPort: true })).rejects.toThrow(new RegExp(`callback port ${busyPort} is in use`))
+  })
+
+  it('resolves with the URL the browser comes back to and shows a page', async () => {
+    const callback = await startLoopbackCallback()
+    const response = await fetch(`${callback.redirectUri}?code=abc&state=xyz`)
+    expect(response.status).toBe(200)
+    expect(await response.text()).toContain('Signed in')
+    expect((await callback.result).searchParams.get('code')).toBe('abc')
+  })
+
+  it('gives up after its timeout', async () => {
+    const callback = await startLoopbackCallback({ timeoutMs: 50 })
+    await expect(callback.result).rejects.toThrow(/timed out/)
+    callback.close()
+  })
+})
