@@ -58,6 +58,8 @@ export class McpOAuth {
   readonly #options: McpOAuthOptions
   readonly #fetch: typeof fetch
   #discovered: DiscoveredAuthorization | undefined
+  /** The challenge the discovery above was made for (a new challenge may name other metadata or scopes). */
+  #discoveredFor: string | null = null
   #login: Promise<StoredTokens> | undefined
 
   constructor(serverUrl: string, options: McpOAuthOptions) {
@@ -114,9 +116,10 @@ export class McpOAuth {
   }
 
   async #discover(challenge: string | null): Promise<DiscoveredAuthorization> {
-    if (this.#discovered !== undefined && challenge === null) return this.#discovered
+    if (this.#discovered !== undefined && (challenge === null || challenge === this.#discoveredFor)) return this.#discovered
     try {
       this.#discovered = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
+      this.#discoveredFor = challenge
     } catch (error) {
       throw new McpOAuthError('discovery', `could not find how to log in to ${this.#serverUrl}: ${(error as Error).message}`, { cause: error })
     }
