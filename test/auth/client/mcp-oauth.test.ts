@@ -6,18 +6,23 @@ import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../../../src/auth/client/token-store.js'
 import { McpClient } from '../../../src/client/index.js'
 import { StreamableHttpClientTransport } from '../../../src/transports/http-client/index.js'
-import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
+import type { ChildProcess } from 'node:child_process'
+import { startCli, stopChild } from '../../helpers/cli-process.js'
 import { formLogin } from '../../helpers/form-login.js'
 
-let stack: ProtectedStack
+/** End to end against `mcp-auth start` (the main job), run as its own process. */
+let server: ChildProcess
+let stack: { origin: string }
 let dir: string
 
 beforeAll(async () => {
-  stack = await startProtectedStack()
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-client-'))
+  const started = await startCli(['start', '--port', '0', '--data-dir', join(dir, 'server')], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1' } })
+  server = started.child
+  stack = { origin: started.url }
 })
 afterAll(async () => {
-  await stack.stop()
+  if (server) await stopChild(server)
   await rm(dir, { recursive: true, force: true })
 })
 
@@ -59,7 +64,7 @@ async function callTool(auth: McpOAuth, name: string) {
   }
 }
 
-describe('McpOAuth against mcp-auth (AS + protected demo server)', () => {
+describe('McpOAuth against mcp-auth start', () => {
   it('turns the first 401 into a login, calls the tool, and keeps the tokens in a 0600 file', async () => {
     const store = new FileTokenStore(join(dir, 'first', 'tokens.json'))
     const handoff = formHandoff()
