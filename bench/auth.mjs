@@ -7,15 +7,14 @@
 // servers, several interleaved passes each; median per cell. Loopback only, bounded in time (about
 // 3 min), temp data dirs removed.
 // Usage: npm run bench:auth [-- --seconds 3 --rounds 3 --passes 2 --scale 100 --no-write --only memory,lowdb]
-import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { median, onInterrupt, pin, requireWrk, runWrk, startServer } from './harness.mjs'
+import { CLOCK_TICKS, median, onInterrupt, otherShare, otherTicks, pin, requireWrk, runWrk, startServer, ticksOf } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -137,43 +136,6 @@ async function storeSize(dataDir) {
   const count = (tables) => Object.values(tables ?? {}).reduce((sum, entries) => sum + Object.keys(entries).length, 0)
   const byModel = Object.fromEntries(Object.entries(data.models ?? {}).map(([name, entries]) => [name, Object.keys(entries).length]))
   return { records: count(data.models) + count(data.records), bytes: (await stat(file)).size, byModel }
-}
-
-// Fields after the ")" closing the command name: utime and stime (all threads) are the 12th and 13th.
-// CPU ticks used so far by every process but ours, so a run that shared the machine with
-// something else (a test suite, a build) says so instead of passing as a clean figure. Linux only;
-// elsewhere it reports nothing.
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
-async function ticksOf(pid) {
-  try {
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  } catch {
-    return undefined
-  }
-}
-async function otherTicks(ours) {
-  let entries
-  try {
-    entries = await readdir('/proc')
-  } catch {
-    return undefined
-  }
-  const ticks = new Map()
-  await Promise.all(
-    entries.map(async (pid) => {
-      if (!/^\d+$/.test(pid) || ours.has(Number(pid))) return
-      const used = await ticksOf(pid)
-      if (used !== undefined) ticks.set(pid, used)
-    }),
-  )
-  return ticks
-}
-const otherShare = (before, after, seconds) => {
-  if (!before || !after) return undefined
-  let used = 0
-  for (const [pid, ticks] of after) used += ticks - (before.get(pid) ?? 0)
-  return used / CLOCK_TICKS / seconds
 }
 
 function wrk(url, connections, seconds, client) {

@@ -14,7 +14,7 @@
 // Usage: npm run bench:login [-- --trials 30 --warmup 5 --no-write]
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,7 +24,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { formLogin } from './fixtures/form-handoff.mjs'
 import { machineLine, writeSection } from './report.mjs'
-import { median, onInterrupt, pin, startServer } from './harness.mjs'
+import { median, onInterrupt, otherShare, otherTicks, pin, startServer } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -272,31 +272,6 @@ async function sdkTrial(mcpUrl) {
   return { ms, handoffMs, trips, handoffTrips: handoffLog }
 }
 
-// CPU ticks used by every process but ours (Linux only; elsewhere nothing is reported), so a run
-// that shared the machine says so.
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
-async function otherTicks(ours) {
-  let entries
-  try {
-    entries = await readdir('/proc')
-  } catch {
-    return undefined
-  }
-  let total = 0
-  await Promise.all(
-    entries.map(async (pid) => {
-      if (!/^\d+$/.test(pid) || ours.has(Number(pid))) return
-      try {
-        const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-        total += Number(fields[11]) + Number(fields[12])
-      } catch {
-        // gone meanwhile
-      }
-    }),
-  )
-  return total
-}
-
 const CLIENTS = [
   { key: 'ours', label: 'mcp-auth: McpOAuth + McpClient', run: oursTrial },
   { key: 'sdk', label: 'official SDK: auth() + Client', run: sdkTrial },
@@ -331,7 +306,7 @@ try {
   }
   const seconds = (Date.now() - started) / 1000
   const after = await otherTicks(new Set([process.pid, child.pid]))
-  if (before !== undefined && after !== undefined) others = (after - before) / CLOCK_TICKS / seconds
+  others = otherShare(before, after, seconds)
 } finally {
   await new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()

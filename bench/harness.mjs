@@ -2,6 +2,7 @@
 // outlives a run), core pinning with taskset, waiting for "listening on <url>", and running wrk
 // with bench/wrk/post.lua, whose done() prints a RESULT line this module parses.
 import { spawn, spawnSync } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 const POST_LUA = fileURLToPath(new URL('./wrk/post.lua', import.meta.url))
@@ -95,4 +96,47 @@ export const median = (numbers) => {
   const sorted = [...numbers].sort((x, y) => x - y)
   const middle = sorted.length >> 1
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+// CPU accounting from /proc (Linux only; elsewhere everything is undefined): the server's own CPU
+// per request, and how busy every other process was, so a run that shared the machine with
+// something else (a test suite, a build) says so instead of passing as a clean figure.
+export const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
+
+/** User + system CPU ticks (all threads) a process used so far. */
+export async function ticksOf(pid) {
+  try {
+    // Fields after the ")" closing the command name: utime and stime are the 12th and 13th.
+    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
+
+/** Ticks used so far by every process except `ours` (a Set of pids), per pid. */
+export async function otherTicks(ours) {
+  let entries
+  try {
+    entries = await readdir('/proc')
+  } catch {
+    return undefined
+  }
+  const ticks = new Map()
+  await Promise.all(
+    entries.map(async (pid) => {
+      if (!/^\d+$/.test(pid) || ours.has(Number(pid))) return
+      const used = await ticksOf(pid)
+      if (used !== undefined) ticks.set(pid, used)
+    }),
+  )
+  return ticks
+}
+
+/** Share of one core the other processes used between two otherTicks() readings. */
+export function otherShare(before, after, seconds) {
+  if (!before || !after) return undefined
+  let used = 0
+  for (const [pid, ticks] of after) used += ticks - (before.get(pid) ?? 0)
+  return used / CLOCK_TICKS / seconds
 }

@@ -7,14 +7,12 @@
 // audience is the server's resource URI and holds its port. Server pinned to core 1, wrk to core 0.
 // Several rounds, interleaved, median per cell. Loopback only, bounded in time (about 3 min).
 // Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling]
-import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { median, pin, requireWrk, runWrk, startServer, TOOLS_CALL_BODY } from './harness.mjs'
+import { CLOCK_TICKS, median, pin, requireWrk, runWrk, startServer, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -98,17 +96,6 @@ async function verify(server, url, token) {
   }
 }
 
-// The server's own CPU (user + system, all threads) per answered request, beside req/s. Linux only.
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100
-async function ticksOf(pid) {
-  try {
-    // Fields after the ")" closing the command name: utime and stime are the 12th and 13th.
-    const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ')
-    return Number(fields[11]) + Number(fields[12])
-  } catch {
-    return undefined
-  }
-}
 
 async function measure(server, round) {
   if (server.needs && !existsSync(server.needs)) throw new Error('dist/ not built (npm run build)')
