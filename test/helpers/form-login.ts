@@ -4,22 +4,29 @@
  * form and posts it back. Returns the final redirect to the client (with `code` or `error`).
  */
 export class CookieJar {
-  readonly #cookies = new Map<string, string>()
+  /** Like a browser: cookies are per name and path (and, as in browsers, not per port). */
+  readonly #cookies = new Map<string, { name: string; value: string; path: string }>()
 
-  store(response: Response): void {
+  store(response: Response, url?: URL): void {
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';')
       const eq = pair!.indexOf('=')
       const name = pair!.slice(0, eq).trim()
       const value = pair!.slice(eq + 1).trim()
+      const pathAttribute = attributes.map((a) => a.trim()).find((a) => /^path=/i.test(a))
+      const path = pathAttribute?.slice(5) ?? (url ? url.pathname.replace(/\/[^/]*$/, '') || '/' : '/')
       const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || attributes.some((a) => /^\s*max-age=0/i.test(a))
-      if (expired || value === '') this.#cookies.delete(name)
-      else this.#cookies.set(name, value)
+      const key = `${name}\u0000${path}`
+      if (expired || value === '') this.#cookies.delete(key)
+      else this.#cookies.set(key, { name, value, path })
     }
   }
 
-  header(): string {
-    return [...this.#cookies].map(([name, value]) => `${name}=${value}`).join('; ')
+  header(url?: URL): string {
+    return [...this.#cookies.values()]
+      .filter((cookie) => url === undefined || url.pathname === cookie.path || url.pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`) || cookie.path === '/')
+      .map((cookie) => `${cookie.name}=${cookie.value}`)
+      .join('; ')
   }
 }
 
@@ -64,10 +71,10 @@ export async function formLogin(authorizationUrl: string | URL, options: FormLog
     const response = await fetch(url, {
       method,
       redirect: 'manual',
-      headers: { cookie: jar.header(), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}) },
+      headers: { cookie: jar.header(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}) },
       ...(body ? { body } : {}),
     })
-    jar.store(response)
+    jar.store(response, url)
     method = 'GET'
     body = undefined
     const location = response.headers.get('location')

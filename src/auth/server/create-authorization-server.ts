@@ -10,6 +10,7 @@ import type { AuthStorage } from '../../storage/types.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
+import { UpstreamLogin } from '../delegation/upstream-login.js'
 import { createAdapterFactory } from './adapter-factory.js'
 import { ConsentStore } from './consent-store.js'
 import { defaultPathFallback } from './default-path-fallback.js'
@@ -73,8 +74,9 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   ])
   const accounts = new AccountStore(storage.records)
   const consents = new ConsentStore(storage.records)
+  const box = new SecretBox(secrets.dataKey)
   const Adapter = createAdapterFactory(storage, {
-    box: new SecretBox(secrets.dataKey),
+    box,
     reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
   })
 
@@ -129,6 +131,17 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       issuer: options.issuer,
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
+      ...(options.upstream !== undefined
+        ? {
+            upstream: new UpstreamLogin({
+              upstream: options.upstream,
+              callbackUrl: `${options.issuer.href.replace(/\/$/, '')}/upstream/callback`,
+              records: storage.records,
+              accounts,
+              box,
+            }),
+          }
+        : {}),
       ...(limits !== false
         ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } }
         : {}),

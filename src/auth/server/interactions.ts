@@ -9,6 +9,7 @@ import type { RateLimiter } from './rate-limiter.js'
 import { escapeHtml, PAGE_HEADERS, renderView } from './views.js'
 import { readFormBody } from './read-form-body.js'
 import { clientAddress } from './client-address.js'
+import type { UpstreamLogin } from '../delegation/upstream-login.js'
 
 export interface InteractionDeps {
   provider: Provider
@@ -22,6 +23,8 @@ export interface InteractionDeps {
   /** Configured resources, to describe the default one on the pages. */
   defaultResource: string
   loginLimits?: { perAddress: RateLimiter; perAccount: RateLimiter }
+  /** When set, users log in at this upstream identity provider instead of the local form. */
+  upstream?: UpstreamLogin
 }
 
 const SCOPE_TEXT: Record<string, string> = {
@@ -38,7 +41,7 @@ const SCOPE_TEXT: Record<string, string> = {
  */
 export function interactionRoutes(deps: InteractionDeps): Middleware {
   const { provider, basePath } = deps
-  const pattern = new RegExp(`^${basePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]{1,64})(?:/(login|confirm|abort))?$`)
+  const pattern = new RegExp(`^${basePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/([A-Za-z0-9_-]{1,64})(?:/(login|confirm|abort|upstream))?$`)
 
   const csrfFor = (uid: string): string => createHmac('sha256', deps.csrfKey).update(`interaction:${uid}`).digest('base64url')
 
@@ -60,6 +63,10 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     const resource = Object.keys(missing)[0] ?? (typeof details.params['resource'] === 'string' ? details.params['resource'] : deps.defaultResource)
     const csrf = csrfFor(uid)
     const abortAction = `${basePath}/${uid}/abort`
+    if (prompt.name === 'login' && deps.upstream !== undefined && error === undefined) {
+      await deps.upstream.start(ctx, uid)
+      return
+    }
     if (prompt.name === 'login') {
       page(ctx, error === undefined ? 200 : ctx.status >= 400 ? ctx.status : 401, 'login', 'Sign in', {
         clientName,
@@ -152,12 +159,50 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     await provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false })
   }
 
+  /** Back from the upstream provider (its redirect URI): hand the result to the interaction, under its path. */
+  async function upstreamCallback(ctx: Context): Promise<void> {
+    const back = await deps.upstream!.callback(ctx)
+    if (back === undefined) {
+      page(ctx, 400, 'error', 'Sign-in failed', { error: 'unknown or expired sign-in', description: 'This sign-in has expired or did not start here. Start again from the application.' })
+      return
+    }
+    ctx.redirect(`${basePath}/${back.uid}/upstream?handle=${encodeURIComponent(back.handle)}`)
+  }
+
+  async function upstreamDone(ctx: Context, uid: string): Promise<void> {
+    const result = await deps.upstream!.take(uid, String(ctx.query['handle'] ?? ''))
+    if (result === undefined) throw new InteractionMismatch()
+    const outcome: InteractionResults =
+      result.accountId !== undefined
+        ? { login: { accountId: result.accountId, amr: ['fed'] } }
+        : { error: result.error ?? 'access_denied', error_description: result.error_description ?? 'the identity provider refused the sign-in' }
+    await provider.interactionFinished(ctx.req, ctx.res, outcome, { mergeWithLastSubmission: false })
+  }
+
   return async function interactions(ctx: Context, next: Next): Promise<void> {
+    if (deps.upstream !== undefined && ctx.path === deps.upstream.callbackPath && ctx.method === 'GET') {
+      try {
+        await upstreamCallback(ctx)
+      } catch (error) {
+        page(ctx, 502, 'error', 'Sign-in failed', { error: 'identity provider error', description: 'The identity provider could not be reached or answered in a way we could not use. Try again later.' })
+        ctx.app.emit('error', error, ctx)
+      }
+      return
+    }
     const match = pattern.exec(ctx.path)
     if (match === null) return next()
     const uid = match[1]!
     const action = match[2]
     try {
+      if (action === 'upstream' && deps.upstream !== undefined) {
+        if (ctx.method !== 'GET') {
+          ctx.status = 405
+          ctx.set('allow', 'GET')
+          return
+        }
+        await upstreamDone(ctx, uid)
+        return
+      }
       if (action === undefined) {
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
           ctx.status = 405

@@ -41,6 +41,27 @@ export const authorizationServerOptionsSchema = z.strictObject({
     })
     .optional(),
   clientIdMetadataDocuments: z.strictObject({ enabled: z.boolean().optional(), allowPrivateAddresses: z.boolean().optional() }).optional(),
+  /** Delegate user login to an upstream identity provider (OpenID Connect or plain OAuth). */
+  upstream: z
+    .strictObject({
+      issuer: serverUrl('upstream issuer'),
+      clientId: z.string().min(1),
+      clientSecret: z.string().min(1).optional(),
+      scopes: z.array(scopeToken).optional(),
+      /** Endpoints for a provider without discovery; omitted: read from its metadata. */
+      endpoints: z
+        .strictObject({
+          authorization_endpoint: serverUrl('authorization_endpoint'),
+          token_endpoint: serverUrl('token_endpoint'),
+          userinfo_endpoint: serverUrl('userinfo_endpoint').optional(),
+          revocation_endpoint: serverUrl('revocation_endpoint').optional(),
+          jwks_uri: serverUrl('jwks_uri').optional(),
+        })
+        .optional(),
+      /** Which upstream claims become the local username, name and email. */
+      claims: z.strictObject({ username: z.string().optional(), name: z.string().optional(), email: z.string().optional() }).optional(),
+    })
+    .optional(),
   ttl: z
     .strictObject({
       accessToken: seconds,
@@ -88,6 +109,8 @@ export interface AuthorizationServerOptions extends AuthorizationServerConfig {
   fetch?: (url: string, init: RequestInit) => Promise<Response>
 }
 
+export type UpstreamOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['upstream']>
+
 type RateLimits = { -readonly [K in keyof typeof defaults.authServer.rateLimits]: number }
 
 /** Options with every default filled in. */
@@ -105,6 +128,7 @@ export interface ResolvedOptions {
   rateLimits: RateLimits | false
   trustProxy: boolean
   accessTokenAlg: string
+  upstream?: UpstreamOptions
   storage?: AuthStorage
   fetch?: AuthorizationServerOptions['fetch']
 }
@@ -146,6 +170,7 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     rateLimits: value.rateLimits === false ? false : { ...a.rateLimits, ...value.rateLimits },
     trustProxy: value.trustProxy ?? false,
     accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,
+    ...(value.upstream !== undefined ? { upstream: value.upstream } : {}),
     ...(storage !== undefined ? { storage } : {}),
     ...(fetch !== undefined ? { fetch } : {}),
   }

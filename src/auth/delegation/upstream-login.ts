@@ -1,0 +1,183 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { Context } from 'koa'
+import * as client from 'openid-client'
+import { defaults } from '../../config/defaults.js'
+import type { RecordStore } from '../../storage/types.js'
+import { clientSecretBasic } from '../client/client-secret-basic.js'
+import type { AccountStore } from '../server/account-store.js'
+import type { UpstreamOptions } from '../server/options.js'
+import type { SecretBox } from '../server/secret-box.js'
+
+const PENDING = 'upstream-pending'
+const LINKS = 'upstream-links'
+const TOKENS = 'upstream-tokens'
+
+/** What an upstream login hands back to the interaction that started it. */
+export interface UpstreamResult {
+  accountId?: string
+  error?: string
+  error_description?: string
+}
+
+const isLoopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
+
+/**
+ * Login at an upstream identity provider (openid-client): our authorization server is its OAuth
+ * client. `start` sends the browser there (PKCE, state, nonce); `callback` exchanges the code,
+ * maps the upstream identity to a local account (created on first login, linked by issuer +
+ * subject) and keeps the upstream tokens sealed with the data key. The interaction then finishes
+ * under its own path, where its cookie is.
+ */
+export class UpstreamLogin {
+  readonly #options: UpstreamOptions
+  readonly #callbackUrl: string
+  readonly #records: RecordStore
+  readonly #accounts: AccountStore
+  readonly #box: SecretBox
+  #config: Promise<client.Configuration> | undefined
+
+  constructor(options: { upstream: UpstreamOptions; callbackUrl: string; records: RecordStore; accounts: AccountStore; box: SecretBox }) {
+    this.#options = options.upstream
+    this.#callbackUrl = options.callbackUrl
+    this.#records = options.records
+    this.#accounts = options.accounts
+    this.#box = options.box
+  }
+
+  get callbackPath(): string {
+    return new URL(this.#callbackUrl).pathname
+  }
+
+  #configuration(): Promise<client.Configuration> {
+    this.#config ??= (async () => {
+      const { issuer, clientId, clientSecret, endpoints } = this.#options
+      const auth = clientSecret !== undefined ? clientSecretBasic(clientSecret) : client.None()
+      const config =
+        endpoints !== undefined
+          ? new client.Configuration({ issuer, ...endpoints }, clientId, {}, auth)
+          : await client.discovery(new URL(issuer), clientId, undefined, auth, {
+              ...(isLoopback(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+              timeout: defaults.oauthClient.requestTimeoutMs / 1000,
+            })
+      if (isLoopback(issuer)) client.allowInsecureRequests(config)
+      return config
+    })().catch((error: unknown) => {
+      this.#config = undefined
+      throw error
+    })
+    return this.#config
+  }
+
+  #scope(): string {
+    return (this.#options.scopes ?? ['openid', 'profile', 'email']).join(' ')
+  }
+
+  /** Sends the browser to the upstream login for interaction `uid`. */
+  async start(ctx: Context, uid: string): Promise<void> {
+    const config = await this.#configuration()
+    const verifier = client.randomPKCECodeVerifier()
+    const state = client.randomState()
+    const openid = this.#scope().split(' ').includes('openid')
+    const nonce = openid ? client.randomNonce() : undefined
+    await this.#records.put(PENDING, state, { uid, verifier, ...(nonce ? { nonce } : {}), at: Date.now() })
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: this.#callbackUrl,
+      scope: this.#scope(),
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...(nonce ? { nonce } : {}),
+    })
+    ctx.redirect(url.href)
+  }
+
+  /**
+   * The upstream provider's redirect back: exchanges the code and returns the interaction to
+   * resume and a one-time handle to its result; undefined for an unknown or stale `state`.
+   */
+  async callback(ctx: Context): Promise<{ uid: string; handle: string } | undefined> {
+    const current = new URL(ctx.originalUrl, this.#callbackUrl)
+    const state = current.searchParams.get('state')
+    if (state === null) return undefined
+    const pending = await this.#records.get<{ uid: string; verifier: string; nonce?: string; at: number }>(PENDING, state)
+    if (pending === undefined) return undefined
+    await this.#records.delete(PENDING, state)
+    if (Date.now() - pending.at > defaults.authServer.ttl.interaction * 1000) return undefined
+    let result: UpstreamResult
+    const upstreamError = current.searchParams.get('error')
+    if (upstreamError !== null) {
+      result = { error: upstreamError === 'access_denied' ? 'access_denied' : 'temporarily_unavailable', error_description: `the identity provider answered ${upstreamError}` }
+    } else {
+      try {
+        result = { accountId: await this.#finish(current, state, pending) }
+      } catch (error) {
+        const code = (error as { error?: string }).error
+        result = { error: 'access_denied', error_description: `sign-in at the identity provider failed: ${code ?? (error as Error).message}` }
+      }
+    }
+    const handle = randomBytes(24).toString('base64url')
+    await this.#records.put(PENDING, `result:${handle}`, { uid: pending.uid, ...result, at: Date.now() })
+    return { uid: pending.uid, handle }
+  }
+
+  /** The result of a finished upstream login for `uid` (once). */
+  async take(uid: string, handle: string): Promise<UpstreamResult | undefined> {
+    const key = `result:${handle}`
+    const stored = await this.#records.get<UpstreamResult & { uid: string; at: number }>(PENDING, key)
+    if (stored === undefined || stored.uid !== uid) return undefined
+    await this.#records.delete(PENDING, key)
+    const { uid: _uid, at: _at, ...result } = stored
+    return result
+  }
+
+  async #finish(current: URL, state: string, pending: { verifier: string; nonce?: string }): Promise<string> {
+    const config = await this.#configuration()
+    const tokens = await client.authorizationCodeGrant(config, current, {
+      pkceCodeVerifier: pending.verifier,
+      expectedState: state,
+      ...(pending.nonce ? { expectedNonce: pending.nonce, idTokenExpected: true } : {}),
+    })
+    let claims: Record<string, unknown> | undefined = tokens.claims()
+    if (claims === undefined && config.serverMetadata().userinfo_endpoint !== undefined) {
+      claims = await client.fetchUserInfo(config, tokens.access_token, client.skipSubjectCheck)
+    }
+    const subject = claims?.['sub']
+    if (typeof subject !== 'string') throw new Error('the identity provider said nothing about who signed in (no sub)')
+    const accountId = await this.#link(subject, claims ?? {})
+    const expiresAt = typeof tokens.expires_in === 'number' ? Math.floor(Date.now() / 1000) + tokens.expires_in : undefined
+    await this.#records.put(TOKENS, accountId, {
+      issuer: this.#options.issuer,
+      sealed: this.#box.seal(JSON.stringify({ access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: expiresAt }), `upstream:${accountId}`),
+    })
+    return accountId
+  }
+
+  async #link(subject: string, claims: Record<string, unknown>): Promise<string> {
+    const key = JSON.stringify([this.#options.issuer, subject])
+    const linked = await this.#records.get<{ accountId: string }>(LINKS, key)
+    const names = this.#options.claims ?? {}
+    const pick = (name: string | undefined, fallback: string): unknown => claims[name ?? fallback]
+    const mapped = {
+      ...(typeof pick(names.name, 'name') === 'string' ? { name: pick(names.name, 'name') as string } : {}),
+      ...(typeof pick(names.email, 'email') === 'string' ? { email: pick(names.email, 'email') as string } : {}),
+    }
+    if (linked !== undefined) {
+      const account = await this.#accounts.findById(linked.accountId)
+      if (account !== undefined) {
+        await this.#accounts.putAccount({ ...account, claims: { ...account.claims, ...mapped } })
+        return account.id
+      }
+    }
+    const username = pick(names.username, 'preferred_username')
+    const id = randomUUID()
+    await this.#accounts.putAccount({
+      id,
+      username: typeof username === 'string' ? username : subject,
+      claims: mapped,
+      createdAt: Date.now(),
+      upstream: { issuer: this.#options.issuer, subject },
+    })
+    await this.#records.put(LINKS, key, { accountId: id })
+    return id
+  }
+}

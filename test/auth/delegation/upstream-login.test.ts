@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
+import { FileTokenStore } from '../../../src/auth/client/token-store.js'
+import { McpClient } from '../../../src/client/index.js'
+import { StreamableHttpClientTransport } from '../../../src/transports/http-client/index.js'
+import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
+import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
+import { formLogin } from '../../helpers/form-login.js'
+
+/**
+ * Delegated login: a second authorization server (oidc-provider with its own accounts and pages)
+ * is the upstream identity provider; ours sends the user there and maps who comes back.
+ */
+let upstream: RunningAuthServer
+let stack: ProtectedStack
+let dir: string
+let upstreamUserId: string
+
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcp-auth-upstream-'))
+  upstream = await startAuthServer()
+  upstreamUserId = (await upstream.as.accounts.setUser('ursula', 'ursula password 1', { name: 'Ursula Upstream', email: 'ursula@upstream.test' })).id
+  // Our AS is a confidential client of the upstream IdP, registered once our origin is known.
+  stack = await startProtectedStack({
+    as: { upstream: { issuer: upstream.issuer, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789', scopes: ['openid', 'profile', 'email'] } },
+  })
+  await upstream.as.addClient({
+    client_id: 'our-as',
+    client_secret: 'our-as-secret-0123456789',
+    redirect_uris: [`${stack.origin}/upstream/callback`],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+  })
+})
+afterAll(async () => {
+  await stack?.stop()
+  await upstream?.stop(true)
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('login delegated to an upstream identity provider', () => {
+  it('logs the user in at the upstream provider, maps the identity, and the tool sees the mapped account', async () => {
+    const pages: string[] = []
+    const auth = new McpOAuth(`${stack.origin}/mcp`, {
+      store: new FileTokenStore(join(dir, 'tokens.json')),
+      async handoff(url) {
+        const redirect = url.searchParams.get('redirect_uri')!
+        const result = await formLogin(url, { username: 'ursula', password: 'ursula password 1', redirectUri: redirect })
+        pages.push(...result.pages)
+        await fetch(result.callback)
+      },
+    })
+    const client = new McpClient({ name: 'delegation-test', version: '1' })
+    await client.connect(new StreamableHttpClientTransport(`${stack.origin}/mcp`, { fetch: auth.fetch }))
+    const result = await client.callTool('whoami', {})
+    await client.close()
+    // The upstream's login and consent, then ours (consent only: no local password form).
+    expect(pages).toEqual(['login', 'consent', 'consent'])
+    const identity = JSON.parse((result.content[0] as { text: string }).text) as { subject: string }
+    const account = await stack.as.accounts.findById(identity.subject)
+    expect(account).toMatchObject({ username: 'ursula', claims: { name: 'Ursula Upstream', email: 'ursula@upstream.test' }, upstream: { issuer: upstream.issuer, subject: upstreamUserId } })
+    // The upstream tokens are kept, sealed: never in plain text in our data file.
+    const file = await readFile(join(stack.dataDir, 'mcp-auth.json'), 'utf8')
+    expect(file).toContain('upstream-tokens')
+    expect(file).not.toMatch(/"access_token"/)
+  })
+
+  it('links the same upstream user to the same local account on a second login', async () => {
+    const before = (await stack.as.accounts.list()).filter((account) => account.upstream !== undefined)
+    const auth = new McpOAuth(`${stack.origin}/mcp`, {
+      store: new FileTokenStore(join(dir, 'second.json')),
+      async handoff(url) {
+        const redirect = url.searchParams.get('redirect_uri')!
+        const result = await formLogin(url, { username: 'ursula', password: 'ursula password 1', redirectUri: redirect })
+        await fetch(result.callback)
+      },
+    })
+    await auth.login()
+    const after = (await stack.as.accounts.list()).filter((account) => account.upstream !== undefined)
+    expect(after).toHaveLength(before.length)
+  })
+
+  it('shows an error page for a callback that did not start here', async () => {
+    const response = await fetch(`${stack.origin}/upstream/callback?code=x&state=forged`)
+    expect(response.status).toBe(400)
+    expect(await response.text()).toContain('did not start here')
+  })
+})
