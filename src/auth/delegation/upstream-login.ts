@@ -44,6 +44,28 @@ export class UpstreamLogin {
     this.#box = options.box
   }
 
+  get issuer(): string {
+    return this.#options.issuer
+  }
+
+  /** Redeems an upstream refresh token (the provider may rotate it). */
+  async refreshTokens(refreshToken: string): Promise<{ access_token: string; refresh_token?: string; expires_at?: number }> {
+    const config = await this.#configuration()
+    const response = await client.refreshTokenGrant(config, refreshToken)
+    return {
+      access_token: response.access_token,
+      refresh_token: response.refresh_token ?? refreshToken,
+      ...(typeof response.expires_in === 'number' ? { expires_at: Math.floor(Date.now() / 1000) + response.expires_in } : {}),
+    }
+  }
+
+  /** RFC 7009 revocation at the upstream provider, when it has the endpoint. */
+  async revokeToken(token: string): Promise<void> {
+    const config = await this.#configuration()
+    if (config.serverMetadata().revocation_endpoint === undefined) return
+    await client.tokenRevocation(config, token)
+  }
+
   get callbackPath(): string {
     return new URL(this.#callbackUrl).pathname
   }
@@ -179,5 +201,83 @@ export class UpstreamLogin {
     })
     await this.#records.put(LINKS, key, { accountId: id })
     return id
+  }
+}
+
+/** What is kept (sealed) about one upstream session. */
+interface UpstreamTokens {
+  access_token: string
+  refresh_token?: string
+  expires_at?: number
+}
+
+/** Outcome of checking an upstream session before one of our grants is honoured. */
+export type UpstreamStatus = 'ok' | 'refused' | 'unavailable' | 'none'
+
+/**
+ * The upstream side of our grants: which upstream session a grant came from, its refresh before
+ * we honour the grant, and revocation when our grant ends.
+ */
+export class UpstreamSessions {
+  readonly #login: UpstreamLogin
+  readonly #records: RecordStore
+  readonly #box: SecretBox
+
+  constructor(login: UpstreamLogin, records: RecordStore, box: SecretBox) {
+    this.#login = login
+    this.#records = records
+    this.#box = box
+  }
+
+  /** Ties the account's latest upstream session to one of our grants (at consent). */
+  async bindGrant(accountId: string, grantId: string): Promise<void> {
+    const stored = await this.#records.get<{ issuer: string; sealed: string }>(TOKENS, accountId)
+    if (stored === undefined) return
+    const tokens = this.#box.open(stored.sealed, `upstream:${accountId}`)
+    await this.#records.put(TOKENS, `grant:${grantId}`, { issuer: stored.issuer, sealed: this.#box.seal(tokens, `upstream:grant:${grantId}`) })
+  }
+
+  async #read(grantId: string): Promise<UpstreamTokens | undefined> {
+    const stored = await this.#records.get<{ sealed: string }>(TOKENS, `grant:${grantId}`)
+    return stored === undefined ? undefined : (JSON.parse(this.#box.open(stored.sealed, `upstream:grant:${grantId}`)) as UpstreamTokens)
+  }
+
+  async #write(grantId: string, tokens: UpstreamTokens): Promise<void> {
+    await this.#records.put(TOKENS, `grant:${grantId}`, { issuer: this.#login.issuer, sealed: this.#box.seal(JSON.stringify(tokens), `upstream:grant:${grantId}`) })
+  }
+
+  /**
+   * Before one of our refresh tokens is redeemed: the upstream session is refreshed with its
+   * refresh token. 'refused' (invalid_grant upstream) means our grant must end; 'unavailable'
+   * means the upstream could not be reached (nothing is changed).
+   */
+  async refresh(grantId: string): Promise<UpstreamStatus> {
+    const tokens = await this.#read(grantId)
+    if (tokens === undefined) return 'none'
+    if (tokens.refresh_token === undefined) {
+      return tokens.expires_at !== undefined && tokens.expires_at * 1000 <= Date.now() ? 'refused' : 'ok'
+    }
+    try {
+      const refreshed = await this.#login.refreshTokens(tokens.refresh_token)
+      await this.#write(grantId, refreshed)
+      return 'ok'
+    } catch (error) {
+      const code = (error as { error?: string }).error
+      return code === 'invalid_grant' || code === 'unauthorized_client' || code === 'invalid_client' ? 'refused' : 'unavailable'
+    }
+  }
+
+  /** Whether the upstream access token of a grant is still within its lifetime (no network). */
+  async current(grantId: string): Promise<UpstreamStatus> {
+    const tokens = await this.#read(grantId)
+    if (tokens === undefined) return 'none'
+    return tokens.expires_at === undefined || tokens.expires_at * 1000 > Date.now() ? 'ok' : 'refused'
+  }
+
+  /** Our grant ended: revoke the upstream refresh token where the provider supports it, forget the session. */
+  async revoke(grantId: string): Promise<void> {
+    const tokens = await this.#read(grantId).catch(() => undefined)
+    await this.#records.delete(TOKENS, `grant:${grantId}`)
+    if (tokens?.refresh_token !== undefined) await this.#login.revokeToken(tokens.refresh_token).catch(() => undefined)
   }
 }

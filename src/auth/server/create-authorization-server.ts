@@ -10,7 +10,8 @@ import type { AuthStorage } from '../../storage/types.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
-import { UpstreamLogin } from '../delegation/upstream-login.js'
+import { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
+import { upstreamGuard } from './upstream-guard.js'
 import { createAdapterFactory } from './adapter-factory.js'
 import { ConsentStore } from './consent-store.js'
 import { defaultPathFallback } from './default-path-fallback.js'
@@ -122,6 +123,31 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       }),
     )
   }
+  const upstreamLogin =
+    options.upstream === undefined
+      ? undefined
+      : new UpstreamLogin({
+          upstream: options.upstream,
+          callbackUrl: `${options.issuer.href.replace(/\/$/, '')}/upstream/callback`,
+          records: storage.records,
+          accounts,
+          box,
+        })
+  const upstreamSessions = upstreamLogin === undefined ? undefined : new UpstreamSessions(upstreamLogin, storage.records, box)
+  if (upstreamSessions !== undefined) {
+    stack.push(
+      upstreamGuard({
+        provider,
+        sessions: upstreamSessions,
+        adapter: (name) => new Adapter(name),
+        tokenPath: `${mountPath}${routes.token}`,
+        introspectionPath: `${mountPath}${routes.introspection}`,
+        maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
+      }),
+    )
+    // Our revocation and logout cascade upstream.
+    provider.on('grant.revoked', (_ctx: unknown, grantId: string) => void upstreamSessions.revoke(grantId).catch(() => undefined))
+  }
   stack.push(
     interactionRoutes({
       provider,
@@ -131,17 +157,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       issuer: options.issuer,
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
-      ...(options.upstream !== undefined
-        ? {
-            upstream: new UpstreamLogin({
-              upstream: options.upstream,
-              callbackUrl: `${options.issuer.href.replace(/\/$/, '')}/upstream/callback`,
-              records: storage.records,
-              accounts,
-              box,
-            }),
-          }
-        : {}),
+      ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: upstreamLogin, upstreamSessions } : {}),
       ...(limits !== false
         ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } }
         : {}),

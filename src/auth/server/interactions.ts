@@ -9,7 +9,7 @@ import type { RateLimiter } from './rate-limiter.js'
 import { escapeHtml, PAGE_HEADERS, renderView } from './views.js'
 import { readFormBody } from './read-form-body.js'
 import { clientAddress } from './client-address.js'
-import type { UpstreamLogin } from '../delegation/upstream-login.js'
+import type { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 
 export interface InteractionDeps {
   provider: Provider
@@ -25,6 +25,8 @@ export interface InteractionDeps {
   loginLimits?: { perAddress: RateLimiter; perAccount: RateLimiter }
   /** When set, users log in at this upstream identity provider instead of the local form. */
   upstream?: UpstreamLogin
+  /** Ties each consented grant to the upstream session it came from. */
+  upstreamSessions?: UpstreamSessions
 }
 
 const SCOPE_TEXT: Record<string, string> = {
@@ -151,6 +153,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     }
     const grantId = await grant.save()
     await deps.consents.remember(accountId, clientId, grantId)
+    await deps.upstreamSessions?.bindGrant(accountId, grantId)
     await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
   }
 

@@ -22,7 +22,8 @@ let upstreamUserId: string
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-upstream-'))
-  upstream = await startAuthServer()
+  // Upstream access tokens live 2 s, so their expiry happens during the tests.
+  upstream = await startAuthServer({ ttl: { accessToken: 2 } })
   upstreamUserId = (await upstream.as.accounts.setUser('ursula', 'ursula password 1', { name: 'Ursula Upstream', email: 'ursula@upstream.test' })).id
   // Our AS is a confidential client of the upstream IdP, registered once our origin is known.
   stack = await startProtectedStack({
@@ -89,5 +90,71 @@ describe('login delegated to an upstream identity provider', () => {
     const response = await fetch(`${stack.origin}/upstream/callback?code=x&state=forged`)
     expect(response.status).toBe(400)
     expect(await response.text()).toContain('did not start here')
+  })
+
+  /** A fresh delegated login; returns our refresh token and the client it belongs to. */
+  async function login(name: string): Promise<{ refreshToken: string; clientId: string }> {
+    const store = new FileTokenStore(join(dir, `${name}.json`))
+    const auth = new McpOAuth(`${stack.origin}/mcp`, {
+      store,
+      async handoff(url) {
+        const result = await formLogin(url, { username: 'ursula', password: 'ursula password 1', redirectUri: url.searchParams.get('redirect_uri')! })
+        await fetch(result.callback)
+      },
+    })
+    await auth.login()
+    const saved = JSON.parse(await readFile(store.file, 'utf8')) as { clients: Record<string, { client_id: string }>; tokens: Record<string, { refresh_token: string }> }
+    return { refreshToken: Object.values(saved.tokens)[0]!.refresh_token, clientId: Object.values(saved.clients)[0]!.client_id }
+  }
+
+  const refresh = (session: { refreshToken: string; clientId: string }) =>
+    fetch(`${stack.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: session.refreshToken, client_id: session.clientId }),
+    })
+
+  async function introspect(token: string): Promise<{ active: boolean }> {
+    const rs = await stack.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
+    const response = await fetch(`${stack.origin}/token/introspection`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${rs.client_id}:${rs.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }),
+    })
+    return (await response.json()) as { active: boolean }
+  }
+
+  it('refreshes an expired upstream session without the user noticing', async () => {
+    const session = await login('expiry')
+    await new Promise((resolve) => setTimeout(resolve, 2_200))
+    expect((await introspect(session.refreshToken)).active).toBe(true)
+    const first = await refresh(session)
+    expect(first.status).toBe(200)
+    const { refresh_token } = (await first.json()) as { refresh_token: string }
+    expect((await refresh({ ...session, refreshToken: refresh_token })).status).toBe(200)
+  })
+
+  it('ends our grant when the upstream grant was revoked: refresh fails, introspection says inactive', async () => {
+    const session = await login('revoked')
+    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+    const upstreamGrant = await new ConsentStore(upstream.as.storage.records).grantIdFor(upstreamUserId, 'our-as')
+    expect(upstreamGrant).toBeDefined()
+    for (const model of ['RefreshToken', 'AccessToken', 'AuthorizationCode']) await upstream.as.storage.adapter(model).revokeByGrantId(upstreamGrant!)
+    await upstream.as.storage.adapter('Grant').destroy(upstreamGrant!)
+    const refused = await refresh(session)
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant')
+    expect((await introspect(session.refreshToken)).active).toBe(false)
+  })
+
+  it('answers temporarily_unavailable while the upstream is down, and loses nothing', async () => {
+    const session = await login('outage')
+    upstream.server.closeAllConnections()
+    await new Promise((resolve) => upstream.server.close(resolve))
+    const down = await refresh(session)
+    expect(down.status).toBe(503)
+    expect(((await down.json()) as { error: string }).error).toBe('temporarily_unavailable')
+    // Our grant and refresh token are still there for when the upstream comes back.
+    expect((await introspect(session.refreshToken)).active).toBe(true)
   })
 })

@@ -1,0 +1,73 @@
+import type { Context, Middleware, Next } from 'koa'
+import type Provider from 'oidc-provider'
+import type { OidcAdapter } from '../../storage/types.js'
+import type { UpstreamSessions } from '../delegation/upstream-login.js'
+import { readReplayableBody } from './replayable-body.js'
+
+const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
+
+/**
+ * With delegated login, our grants stand on upstream sessions. Before a refresh token is
+ * redeemed the upstream session is refreshed too; before a token is introspected, an expired
+ * upstream session is refreshed. An upstream refusal ends our grant (everything issued from it);
+ * an unreachable upstream is 503 temporarily_unavailable and changes nothing.
+ */
+export function upstreamGuard(options: {
+  provider: Provider
+  sessions: UpstreamSessions
+  adapter: (name: string) => OidcAdapter
+  tokenPath: string
+  introspectionPath: string
+  maxBodyBytes: number
+}): Middleware {
+  const { provider, sessions } = options
+
+  async function endGrant(grantId: string): Promise<void> {
+    for (const model of GRANT_MODELS) await options.adapter(model).revokeByGrantId(grantId)
+    await options.adapter('Grant').destroy(grantId)
+    await sessions.revoke(grantId)
+  }
+
+  async function grantOf(token: string, models: Array<'RefreshToken' | 'AccessToken'>): Promise<string | undefined> {
+    for (const model of models) {
+      const found = (await (provider[model] as unknown as { find(value: string): Promise<{ grantId?: string } | undefined> }).find(token).catch(() => undefined))
+      if (found?.grantId !== undefined) return found.grantId
+    }
+    return undefined
+  }
+
+  function unavailable(ctx: Context): void {
+    ctx.status = 503
+    ctx.set('retry-after', '30')
+    ctx.set('cache-control', 'no-store')
+    ctx.body = { error: 'temporarily_unavailable', error_description: 'the upstream identity provider could not be reached; try again later' }
+  }
+
+  return async function upstreamGuard(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method !== 'POST' || (ctx.path !== options.tokenPath && ctx.path !== options.introspectionPath) || !ctx.is('application/x-www-form-urlencoded')) {
+      return next()
+    }
+    const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
+    if (read === undefined) return next()
+    ctx.req = read.req
+    const form = new URLSearchParams(read.body.toString('utf8'))
+    if (ctx.path === options.tokenPath) {
+      const refreshToken = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : null
+      const grantId = refreshToken === null ? undefined : await grantOf(refreshToken, ['RefreshToken'])
+      if (grantId !== undefined) {
+        const status = await sessions.refresh(grantId)
+        if (status === 'unavailable') return unavailable(ctx)
+        if (status === 'refused') await endGrant(grantId)
+      }
+      return next()
+    }
+    const token = form.get('token')
+    const grantId = token === null ? undefined : await grantOf(token, ['AccessToken', 'RefreshToken'])
+    if (grantId !== undefined && (await sessions.current(grantId)) === 'refused') {
+      const status = await sessions.refresh(grantId)
+      if (status === 'unavailable') return unavailable(ctx)
+      if (status === 'refused') await endGrant(grantId)
+    }
+    return next()
+  }
+}
