@@ -6,8 +6,9 @@ import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../../../src/auth/client/token-store.js'
 import { McpClient } from '../../../src/client/index.js'
 import { StreamableHttpClientTransport } from '../../../src/transports/http-client/index.js'
-import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
-import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
+import type { RunningAuthServer } from '../../helpers/auth-server.js'
+import type { ProtectedStack } from '../../helpers/protected-stack.js'
+import { startUpstreamPair } from '../../helpers/upstream-pair.js'
 import { formLogin } from '../../helpers/form-login.js'
 
 /**
@@ -23,20 +24,11 @@ let upstreamUserId: string
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-upstream-'))
   // Upstream access tokens live 2 s, so their expiry happens during the tests.
-  upstream = await startAuthServer({ ttl: { accessToken: 2 } })
-  upstreamUserId = (await upstream.as.accounts.setUser('ursula', 'ursula password 1', { name: 'Ursula Upstream', email: 'ursula@upstream.test' })).id
-  // Our AS is a confidential client of the upstream IdP, registered once our origin is known.
-  stack = await startProtectedStack({
-    as: { upstream: { issuer: upstream.issuer, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789', scopes: ['openid', 'profile', 'email'] } },
-  })
-  await upstream.as.addClient({
-    client_id: 'our-as',
-    client_secret: 'our-as-secret-0123456789',
-    redirect_uris: [`${stack.origin}/upstream/callback`],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
-  })
+  ;({ upstream, stack, upstreamUserId } = await startUpstreamPair({
+    user: { username: 'ursula', password: 'ursula password 1', claims: { name: 'Ursula Upstream', email: 'ursula@upstream.test' } },
+    upstream: { ttl: { accessToken: 2 } },
+    scopes: ['openid', 'profile', 'email'],
+  }))
 })
 afterAll(async () => {
   await stack?.stop()
