@@ -11,20 +11,41 @@ export async function startUpstreamPair(options: {
   user: { username: string; password: string; claims?: Record<string, unknown> }
   upstream?: Omit<AuthorizationServerOptions, 'issuer'>
   scopes?: string[]
+  /** How our AS authenticates at the upstream token endpoint (default a client secret). */
+  clientAuth?: 'client_secret_basic' | 'private_key_jwt'
+  /** Configure the upstream's endpoints instead of discovering them. */
+  noDiscovery?: boolean
 }): Promise<{ upstream: RunningAuthServer; stack: ProtectedStack; upstreamUserId: string; stop(): Promise<void> }> {
   const upstream = await startAuthServer(options.upstream ?? {})
   const user = await upstream.as.accounts.setUser(options.user.username, options.user.password, options.user.claims ?? {})
-  const credentials = { clientId: 'our-as', clientSecret: 'our-as-secret-0123456789' }
+  const secret = 'our-as-secret-0123456789'
+  let privateKeyPem: string | undefined
+  let publicJwk: Record<string, unknown> | undefined
+  if (options.clientAuth === 'private_key_jwt') {
+    const { generateKeyPair, exportPKCS8, exportJWK } = await import('jose')
+    const pair = await generateKeyPair('ES256', { extractable: true })
+    privateKeyPem = await exportPKCS8(pair.privateKey)
+    publicJwk = { ...(await exportJWK(pair.publicKey)), alg: 'ES256', use: 'sig' }
+  }
   const stack = await startProtectedStack({
-    as: { upstream: { issuer: upstream.issuer, ...credentials, ...(options.scopes ? { scopes: options.scopes } : {}) } },
+    as: {
+      upstream: {
+        issuer: upstream.issuer,
+        clientId: 'our-as',
+        ...(privateKeyPem !== undefined ? { privateKeyPem, privateKeyAlg: 'ES256' } : { clientSecret: secret }),
+        ...(options.scopes ? { scopes: options.scopes } : {}),
+        ...(options.noDiscovery
+          ? { endpoints: { authorization_endpoint: `${upstream.issuer}/authorize`, token_endpoint: `${upstream.issuer}/token`, jwks_uri: `${upstream.issuer}/jwks`, revocation_endpoint: `${upstream.issuer}/token/revocation` } }
+          : {}),
+      },
+    },
   })
   await upstream.as.addClient({
-    client_id: credentials.clientId,
-    client_secret: credentials.clientSecret,
+    client_id: 'our-as',
     redirect_uris: [`${stack.origin}/upstream/callback`],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    token_endpoint_auth_method: 'client_secret_basic',
+    ...(publicJwk !== undefined ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: secret }),
   })
   return {
     upstream,

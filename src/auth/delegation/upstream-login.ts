@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Context } from 'koa'
 import * as client from 'openid-client'
+import { importPKCS8 } from 'jose'
 import { defaults } from '../../config/defaults.js'
 import type { RecordStore } from '../../storage/types.js'
 import { clientSecretBasic } from '../client/client-secret-basic.js'
@@ -72,8 +73,13 @@ export class UpstreamLogin {
 
   #configuration(): Promise<client.Configuration> {
     this.#config ??= (async () => {
-      const { issuer, clientId, clientSecret, endpoints } = this.#options
-      const auth = clientSecret !== undefined ? clientSecretBasic(clientSecret) : client.None()
+      const { issuer, clientId, clientSecret, privateKeyPem, privateKeyAlg, endpoints } = this.#options
+      const auth =
+        privateKeyPem !== undefined
+          ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, privateKeyAlg ?? 'ES256'))
+          : clientSecret !== undefined
+            ? clientSecretBasic(clientSecret)
+            : client.None()
       const config =
         endpoints !== undefined
           ? new client.Configuration({ issuer, ...endpoints }, clientId, {}, auth)

@@ -47,6 +47,9 @@ export const authorizationServerOptionsSchema = z.strictObject({
       issuer: serverUrl('upstream issuer'),
       clientId: z.string().min(1),
       clientSecret: z.string().min(1).optional(),
+      /** private_key_jwt instead of a secret: a PKCS#8 PEM key and its JWS algorithm. */
+      privateKeyPem: z.string().min(1).optional(),
+      privateKeyAlg: z.string().optional(),
       scopes: z.array(scopeToken).optional(),
       /** Endpoints for a provider without discovery; omitted: read from its metadata. */
       endpoints: z

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
+import type { TokenStore } from '../../../src/auth/client/token-store.js'
+import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
+import { formLogin } from '../../helpers/form-login.js'
+import { startUpstreamPair } from '../../helpers/upstream-pair.js'
+
+/** An in-memory token store for one test. */
+function memoryStore(): TokenStore {
+  const records = createMemoryStorage().records
+  const key = (issuer: string, resource: string) => JSON.stringify([issuer, resource])
+  return {
+    getClient: (issuer) => records.get('clients', issuer),
+    setClient: (issuer, client) => records.put('clients', issuer, client),
+    getTokens: (issuer, resource) => records.get('tokens', key(issuer, resource)),
+    setTokens: (issuer, resource, tokens) => records.put('tokens', key(issuer, resource), tokens),
+    deleteTokens: (issuer, resource) => records.delete('tokens', key(issuer, resource)),
+    list: async () => [],
+    exclusive: (fn) => fn(),
+  }
+}
+
+const pairs: Array<{ stop(): Promise<void> }> = []
+afterEach(async () => {
+  await Promise.all(pairs.splice(0).map((pair) => pair.stop()))
+})
+
+describe('delegation variants', () => {
+  it('works with a provider configured by endpoints (no discovery) and private_key_jwt client authentication', async () => {
+    const pair = await startUpstreamPair({ user: { username: 'nina', password: 'nina password 1' }, clientAuth: 'private_key_jwt', noDiscovery: true })
+    pairs.push(pair)
+    const auth = new McpOAuth(`${pair.stack.origin}/mcp`, {
+      store: memoryStore(),
+      async handoff(url) {
+        const result = await formLogin(url, { username: 'nina', password: 'nina password 1', redirectUri: url.searchParams.get('redirect_uri')! })
+        await fetch(result.callback)
+      },
+    })
+    await auth.login()
+    const linked = (await pair.stack.as.accounts.list()).find((account) => account.upstream?.subject === pair.upstreamUserId)
+    expect(linked?.username).toBe('nina')
+  })
+
+  it('reports a refusal at the upstream provider to the MCP client as access_denied', async () => {
+    const pair = await startUpstreamPair({ user: { username: 'otto', password: 'otto password 1' } })
+    pairs.push(pair)
+    const auth = new McpOAuth(`${pair.stack.origin}/mcp`, {
+      store: memoryStore(),
+      async handoff(url) {
+        const result = await formLogin(url, { username: 'otto', password: 'otto password 1', consent: 'deny', redirectUri: url.searchParams.get('redirect_uri')! })
+        await fetch(result.callback)
+      },
+    })
+    await expect(auth.login()).rejects.toThrow(/access_denied/)
+  })
+
+  it('revoking our refresh token revokes the upstream session too', async () => {
+    const pair = await startUpstreamPair({ user: { username: 'pia', password: 'pia password 1' } })
+    pairs.push(pair)
+    const store = memoryStore()
+    const auth = new McpOAuth(`${pair.stack.origin}/mcp`, {
+      store,
+      async handoff(url) {
+        const result = await formLogin(url, { username: 'pia', password: 'pia password 1', redirectUri: url.searchParams.get('redirect_uri')! })
+        await fetch(result.callback)
+      },
+    })
+    await auth.login()
+    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+    const upstreamGrant = (await new ConsentStore(pair.upstream.as.storage.records).grantIdFor(pair.upstreamUserId, 'our-as'))!
+    const upstreamRefreshTokens = async () => {
+      const { readFile } = await import('node:fs/promises')
+      const data = JSON.parse(await readFile(`${pair.upstream.dataDir}/mcp-auth.json`, 'utf8')) as { models: Record<string, Record<string, { payload: { grantId?: string } }>> }
+      return Object.values(data.models['RefreshToken'] ?? {}).filter((record) => record.payload.grantId === upstreamGrant).length
+    }
+    expect(await upstreamRefreshTokens()).toBe(1)
+    const tokens = (await store.getTokens(pair.stack.origin, `${pair.stack.origin}/mcp`))!
+    const client = (await store.getClient(pair.stack.origin))!
+    const revoked = await fetch(`${pair.stack.origin}/token/revocation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: client.client_id }),
+    })
+    expect(revoked.status).toBe(200)
+    await expect.poll(upstreamRefreshTokens, { timeout: 5_000 }).toBe(0)
+  })
+})
