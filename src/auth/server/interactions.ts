@@ -175,6 +175,12 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   async function upstreamDone(ctx: Context, uid: string): Promise<void> {
     const result = await deps.upstream!.take(uid, String(ctx.query['handle'] ?? ''))
     if (result === undefined) throw new InteractionMismatch()
+    if (result.accountId !== undefined) {
+      // A remembered consent skips the consent step: tie its grant to this new upstream session now.
+      const details = await provider.interactionDetails(ctx.req, ctx.res)
+      const remembered = await deps.consents.grantIdFor(result.accountId, String(details.params['client_id']))
+      if (remembered !== undefined) await deps.upstreamSessions?.bindGrant(result.accountId, remembered)
+    }
     const outcome: InteractionResults =
       result.accountId !== undefined
         ? { login: { accountId: result.accountId, amr: ['fed'] } }

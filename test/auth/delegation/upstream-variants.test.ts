@@ -84,4 +84,30 @@ describe('delegation variants', () => {
     expect(revoked.status).toBe(200)
     await expect.poll(upstreamRefreshTokens, { timeout: 5_000 }).toBe(0)
   })
+
+  it('a second login with remembered consent moves the grant to the new upstream session', async () => {
+    const pair = await startUpstreamPair({ user: { username: 'rita', password: 'rita password 1' } })
+    pairs.push(pair)
+    const store = memoryStore()
+    const pages: string[] = []
+    const auth = new McpOAuth(`${pair.stack.origin}/mcp`, {
+      store,
+      async handoff(url) {
+        const result = await formLogin(url, { username: 'rita', password: 'rita password 1', redirectUri: url.searchParams.get('redirect_uri')! })
+        pages.push(...result.pages)
+        await fetch(result.callback)
+      },
+    })
+    await auth.login()
+    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+    const account = (await pair.stack.as.accounts.list()).find((candidate) => candidate.upstream?.subject === pair.upstreamUserId)!
+    const client = (await store.getClient(pair.stack.origin))!
+    const ourGrant = (await new ConsentStore(pair.stack.as.storage.records).grantIdFor(account.id, client.client_id))!
+    const session = () => pair.stack.as.storage.records.get<{ sealed: string }>('upstream-tokens', `grant:${ourGrant}`)
+    const before = (await session())!.sealed
+    // The user logs in again (a new browser): the same client, whose consent is remembered here.
+    await auth.login()
+    expect(pages.filter((page) => page === 'login')).toHaveLength(2)
+    expect((await session())!.sealed).not.toBe(before)
+  })
 })
