@@ -3,6 +3,7 @@ import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
 import { StreamableHttpClientTransport } from '../transports/http-client/index.js'
 import { parsePort, UsageError } from './command.js'
+import { isLoopbackHostname } from '../config/loopback-hosts.js'
 
 /** Options every client command shares. */
 export const CLIENT_OPTIONS = {
@@ -30,7 +31,7 @@ export function serverUrl(positional: string | undefined): string {
   if (positional === undefined) throw new UsageError('expected the MCP server URL')
   if (!URL.canParse(positional)) throw new UsageError(`not an absolute URL: ${positional}`)
   const url = new URL(positional)
-  if (url.protocol !== 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) {
+  if (url.protocol !== 'https:' && !isLoopbackHostname(url.hostname)) {
     throw new UsageError('MCP servers are reached over https (http only on loopback hosts)')
   }
   return url.href

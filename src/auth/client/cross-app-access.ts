@@ -1,6 +1,7 @@
 import * as client from 'openid-client'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { discoverAuthorization } from './discover.js'
+import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange'
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -21,7 +22,7 @@ export interface CrossAppAccessOptions {
 }
 
 const insecureIfLoopback = (config: client.Configuration, url: string): void => {
-  if (['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)) client.allowInsecureRequests(config)
+  if (isLoopbackUrl(url)) client.allowInsecureRequests(config)
 }
 
 /**

@@ -8,6 +8,7 @@ import { clientSecretBasic } from '../client/client-secret-basic.js'
 import type { AccountStore } from '../server/account-store.js'
 import type { UpstreamOptions } from '../server/options.js'
 import type { SecretBox } from '../server/secret-box.js'
+import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 
 const PENDING = 'upstream-pending'
 const LINKS = 'upstream-links'
@@ -19,8 +20,6 @@ export interface UpstreamResult {
   error?: string
   error_description?: string
 }
-
-const isLoopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
 
 /**
  * Login at an upstream identity provider (openid-client): our authorization server is its OAuth
@@ -84,10 +83,10 @@ export class UpstreamLogin {
         endpoints !== undefined
           ? new client.Configuration({ issuer, ...endpoints }, clientId, {}, auth)
           : await client.discovery(new URL(issuer), clientId, undefined, auth, {
-              ...(isLoopback(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+              ...(isLoopbackUrl(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
               timeout: defaults.oauthClient.requestTimeoutMs / 1000,
             })
-      if (isLoopback(issuer)) client.allowInsecureRequests(config)
+      if (isLoopbackUrl(issuer)) client.allowInsecureRequests(config)
       return config
     })().catch((error: unknown) => {
       this.#config = undefined

@@ -1,8 +1,8 @@
 import { z } from 'zod'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
+import { isLoopbackHostname } from '../../config/loopback-hosts.js'
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope tokens are printable ASCII without spaces, quotes or backslashes')
 const seconds = z.number().int().positive()
 
@@ -12,7 +12,7 @@ const serverUrl = (label: string) =>
     .refine((value) => URL.canParse(value), `${label} must be an absolute URL`)
     .refine((value) => {
       const url = new URL(value)
-      return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+      return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))
     }, `${label} must use https (http is accepted on loopback hosts only, for development)`)
     .refine((value) => {
       const url = new URL(value)

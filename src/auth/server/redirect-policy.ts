@@ -4,8 +4,7 @@
  * the client's `application_type` (oidc-provider applies the any-port rule to native clients
  * only, while DCR and client ID metadata documents default to `web`).
  */
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+import { isLoopbackHostname } from '../../config/loopback-hosts.js'
 
 /** Why `uri` is not an acceptable redirect URI, or undefined when it is. */
 export function redirectUriProblem(uri: unknown): string | undefined {
@@ -15,7 +14,7 @@ export function redirectUriProblem(uri: unknown): string | undefined {
   if (parsed.hash !== '' || uri.includes('#')) return `${uri} must not contain a fragment`
   if (parsed.username !== '' || parsed.password !== '') return `${uri} must not contain credentials`
   if (parsed.protocol === 'https:') return undefined
-  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) return undefined
+  if (parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname)) return undefined
   return `${uri} must use https, or http on a loopback host (localhost, 127.0.0.1, [::1])`
 }
 
@@ -24,7 +23,7 @@ export function loopbackRedirectMatches(requested: string, registered: string): 
   const a = URL.parse(requested)
   const b = URL.parse(registered)
   if (a === null || b === null) return false
-  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !LOOPBACK_HOSTS.has(a.hostname)) return false
+  if (a.protocol !== 'http:' || b.protocol !== 'http:' || !isLoopbackHostname(a.hostname)) return false
   if (a.username !== '' || a.password !== '' || a.hash !== '' || requested.includes('#')) return false
   return a.hostname === b.hostname && a.pathname === b.pathname && a.search === b.search
 }

@@ -1,5 +1,6 @@
 import { defaults } from '../../config/defaults.js'
 import { HttpError } from './http-error.js'
+import { LOOPBACK_HOSTS } from '../../config/loopback-hosts.js'
 
 /**
  * Which Host and Origin headers an MCP HTTP endpoint accepts: the DNS-rebinding defence the
@@ -13,7 +14,7 @@ export interface OriginPolicyOptions {
   allowedOrigins?: readonly string[] | undefined
 }
 
-export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const
+export { LOOPBACK_HOSTS }
 
 export function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(?:\.\d{1,3}){3}$/.test(host)
