@@ -1,7 +1,9 @@
 import * as client from 'openid-client'
 import { importPKCS8 } from 'jose'
 import { clientSecretBasic } from './client-secret-basic.js'
+import { fetchWithBearer } from './fetch-with-bearer.js'
 import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 
 export interface ClientCredentialsOptions {
   clientId: string
@@ -33,11 +35,7 @@ export class ClientCredentialsAuth {
   }
 
   readonly fetch: typeof fetch = async (input, init) => {
-    const send = (token: string | undefined): Promise<Response> => {
-      const headers = new Headers(init?.headers)
-      if (token !== undefined) headers.set('authorization', `Bearer ${token}`)
-      return this.#fetch(input, { ...init, headers })
-    }
+    const send = (token: string | undefined): Promise<Response> => fetchWithBearer(this.#fetch, input, init, token)
     const first = await send(this.#token === undefined ? undefined : await this.#token.catch(() => undefined))
     if (first.status !== 401) return first
     const challenge = first.headers.get('www-authenticate')
@@ -55,7 +53,7 @@ export class ClientCredentialsAuth {
         : clientSecretBasic(clientSecret ?? '')
     const config = new client.Configuration(discovered.server, clientId, {}, auth)
     config[client.customFetch] = this.#fetch
-    if (['localhost', '127.0.0.1', '[::1]'].includes(new URL(discovered.server.issuer).hostname)) client.allowInsecureRequests(config)
+    if (isLoopbackUrl(discovered.server.issuer)) client.allowInsecureRequests(config)
     const scope = this.#options.scope ?? discovered.scope
     const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) })
     return response.access_token

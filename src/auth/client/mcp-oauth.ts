@@ -3,9 +3,11 @@ import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
 import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
 import { clientSecretBasic } from './client-secret-basic.js'
+import { fetchWithBearer } from './fetch-with-bearer.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
+import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -39,8 +41,6 @@ export class McpOAuthError extends Error {
     super(message, options)
   }
 }
-
-const isLoopback = (url: string): boolean => ['localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname)
 
 /**
  * The client side of MCP authorization for one MCP server: an authenticated `fetch` for the HTTP
@@ -110,9 +110,7 @@ export class McpOAuth {
   }
 
   #send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, tokens: StoredTokens | undefined): Promise<Response> {
-    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined))
-    if (tokens !== undefined) headers.set('authorization', `Bearer ${tokens.access_token}`)
-    return this.#fetch(input, { ...init, headers })
+    return fetchWithBearer(this.#fetch, input, init, tokens?.access_token)
   }
 
   async #discover(challenge: string | null): Promise<DiscoveredAuthorization> {
@@ -264,7 +262,7 @@ export class McpOAuth {
     try {
       const response = await oauth.dynamicClientRegistrationRequest(server, metadata, {
         [oauth.customFetch]: this.#fetch,
-        [oauth.allowInsecureRequests]: isLoopback(server.issuer),
+        [oauth.allowInsecureRequests]: isLoopbackUrl(server.issuer),
         signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs),
       })
       // Read leniently (servers send e.g. client_secret_expires_at as null), but client_id is required.
@@ -294,7 +292,7 @@ export class McpOAuth {
     const auth = secret === undefined || method === 'none' ? client.None() : method === 'client_secret_post' ? client.ClientSecretPost(secret) : clientSecretBasic(secret)
     const config = new client.Configuration(server, registration.client_id, {}, auth)
     config[client.customFetch] = this.#fetch
-    if (isLoopback(server.issuer)) client.allowInsecureRequests(config)
+    if (isLoopbackUrl(server.issuer)) client.allowInsecureRequests(config)
     return config
   }
 }
