@@ -1,6 +1,8 @@
 import * as oauth from 'oauth4webapi'
 import { defaults } from '../../config/defaults.js'
 import { bearerParams } from './parse-www-authenticate.js'
+import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
+import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource/resource-uri.js'
 
 /** RFC 9728 protected resource metadata, as much as the client uses. */
 export interface ResourceMetadata {
@@ -42,9 +44,7 @@ async function getJson(url: string, fetchImpl: typeof fetch): Promise<{ response
 export function canonicalServerUri(url: string | URL): string {
   const parsed = new URL(url)
   parsed.hash = ''
-  let text = parsed.href
-  if (parsed.search === '' && text.endsWith('/')) text = text.slice(0, -1)
-  return text
+  return canonicalResourceUri(parsed)
 }
 
 /**
@@ -56,10 +56,9 @@ export function canonicalServerUri(url: string | URL): string {
 export async function discoverResourceMetadata(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<ResourceMetadata | undefined> {
   const url = new URL(serverUrl)
   const fromChallenge = bearerParams(challenge)?.['resource_metadata']
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
   const candidates = [
     ...(fromChallenge !== undefined ? [fromChallenge] : []),
-    `${url.origin}/.well-known/oauth-protected-resource${path}`,
+    protectedResourceMetadataUrl(canonicalServerUri(url)),
     `${url.origin}/.well-known/oauth-protected-resource`,
   ]
   for (const candidate of [...new Set(candidates)]) {
@@ -81,13 +80,7 @@ export async function discoverResourceMetadata(serverUrl: string, challenge: str
  * document's issuer must be the one asked for (oauth4webapi checks it).
  */
 export async function discoverAuthorizationServerMetadata(issuer: string, fetchImpl: typeof fetch = fetch): Promise<oauth.AuthorizationServer | undefined> {
-  const url = new URL(issuer)
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
-  const candidates =
-    path === ''
-      ? [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`]
-      : [`${url.origin}/.well-known/oauth-authorization-server${path}`, `${url.origin}/.well-known/openid-configuration${path}`, `${url.origin}${path}/.well-known/openid-configuration`]
-  for (const candidate of candidates) {
+  for (const candidate of authorizationServerMetadataUrls(issuer)) {
     const response = await fetchImpl(candidate, { headers: headers(), signal: AbortSignal.timeout(defaults.oauthClient.requestTimeoutMs) })
     if (response.status === 404 || response.status === 405) {
       await response.body?.cancel()

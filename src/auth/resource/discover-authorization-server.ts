@@ -1,4 +1,5 @@
 import { defaults } from '../../config/defaults.js'
+import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
 
 /** What a resource server needs from its authorization server's metadata. */
 export interface AuthorizationServerInfo {
@@ -13,13 +14,7 @@ export interface AuthorizationServerInfo {
  * appended). The document's `issuer` must equal the one asked for (RFC 8414 §3.3).
  */
 export async function discoverAuthorizationServer(issuer: string, fetchImpl: typeof fetch = fetch): Promise<AuthorizationServerInfo> {
-  const url = new URL(issuer)
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '')
-  const candidates = [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}/.well-known/openid-configuration${path}`,
-    ...(path === '' ? [] : [`${url.origin}${path}/.well-known/openid-configuration`]),
-  ]
+  const candidates = authorizationServerMetadataUrls(issuer)
   const problems: string[] = []
   for (const candidate of candidates) {
     try {
