@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa'
 import { clientAddress } from './client-address.js'
 import type { RateLimiter } from './rate-limiter.js'
-import { readReplayableBody } from './replayable-body.js'
+import { answerBodyTooLarge, readFormOnce } from './replayable-body.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -64,14 +64,9 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
       if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
       let clientId = basicClientId(ctx.get('authorization'))
       if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
-        const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
-        if (read === undefined) {
-          ctx.status = 413
-          ctx.body = { error: 'invalid_request', error_description: 'request body too large' }
-          return
-        }
-        ctx.req = read.req
-        clientId = formClientId(new URLSearchParams(read.body.toString('utf8')))
+        const form = await readFormOnce(ctx, options.maxBodyBytes)
+        if (form === undefined) return answerBodyTooLarge(ctx)
+        clientId = formClientId(form)
       }
       if (clientId !== undefined) {
         const perClient = options.tokenPerClient.hit(clientId)

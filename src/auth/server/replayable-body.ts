@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
+import type { Context } from 'koa'
 
 /**
  * Reads a request body (at most `limit` bytes; undefined past it) and returns it together with a
@@ -29,4 +30,31 @@ export async function readReplayableBody(req: IncomingMessage, limit: number): P
     },
   })
   return { body, req: standIn }
+}
+
+const forms = new WeakMap<object, URLSearchParams | null>()
+
+/**
+ * The form of a token or introspection request, read once per request however many of our
+ * middleware look at it (the rate limiter, the upstream guard), and replayed to oidc-provider.
+ * Undefined past `limit` bytes: the stream is spent then, so the caller answers with
+ * {@link answerBodyTooLarge}.
+ */
+export async function readFormOnce(ctx: Context, limit: number): Promise<URLSearchParams | undefined> {
+  if (forms.has(ctx)) return forms.get(ctx) ?? undefined
+  const read = await readReplayableBody(ctx.req, limit)
+  if (read === undefined) {
+    forms.set(ctx, null)
+    return undefined
+  }
+  ctx.req = read.req
+  const form = new URLSearchParams(read.body.toString('utf8'))
+  forms.set(ctx, form)
+  return form
+}
+
+/** 413 in the OAuth error format. */
+export function answerBodyTooLarge(ctx: Context): void {
+  ctx.status = 413
+  ctx.body = { error: 'invalid_request', error_description: 'request body too large' }
 }

@@ -2,7 +2,7 @@ import type { Context, Middleware, Next } from 'koa'
 import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { UpstreamSessions } from '../delegation/upstream-login.js'
-import { readReplayableBody } from './replayable-body.js'
+import { answerBodyTooLarge, readFormOnce } from './replayable-body.js'
 
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
 
@@ -47,10 +47,8 @@ export function upstreamGuard(options: {
     if (ctx.method !== 'POST' || (ctx.path !== options.tokenPath && ctx.path !== options.introspectionPath) || !ctx.is('application/x-www-form-urlencoded')) {
       return next()
     }
-    const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
-    if (read === undefined) return next()
-    ctx.req = read.req
-    const form = new URLSearchParams(read.body.toString('utf8'))
+    const form = await readFormOnce(ctx, options.maxBodyBytes)
+    if (form === undefined) return answerBodyTooLarge(ctx)
     if (ctx.path === options.tokenPath) {
       const refreshToken = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : null
       const grantId = refreshToken === null ? undefined : await grantOf(refreshToken, ['RefreshToken'])
