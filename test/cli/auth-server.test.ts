@@ -3,10 +3,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
 import * as oidc from 'openid-client'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { formLogin } from '../helpers/form-login.js'
+import { freePort } from '../helpers/free-port.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const children: ChildProcess[] = []
@@ -21,14 +21,6 @@ async function dataDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-auth-cli-'))
   dirs.push(dir)
   return dir
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 async function startServer(dir: string, port: number, extra: string[] = []) {

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
 import type { ChildProcess } from 'node:child_process'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
+import { freePort } from '../helpers/free-port.js'
 
 const children: ChildProcess[] = []
 let dir: string
@@ -12,14 +12,6 @@ afterAll(async () => {
   await Promise.all(children.map((child) => stopChild(child)))
   await rm(dir, { recursive: true, force: true })
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 describe('mcp-auth demo-server --auth-server', () => {
   it('protects the demo server with tokens from an authorization server elsewhere', async () => {

@@ -1,23 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createServer } from 'node:net'
 import * as oidc from 'openid-client'
 import { createJwtVerifier } from '../../../src/auth/resource/jwt-verifier.js'
 import { createIntrospectionVerifier } from '../../../src/auth/resource/introspection-verifier.js'
 import { rotateSigningKeys } from '../../../src/auth/server/signing-keys.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
+import { freePort } from '../../helpers/free-port.js'
 
 const servers: RunningAuthServer[] = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop(true)))
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 async function machineClient(s: RunningAuthServer) {
   const added = await s.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
