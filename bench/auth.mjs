@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, median, onInterrupt, otherShare, otherTicks, pin, requireWrk, runWrk, startServer, ticksOf } from './harness.mjs'
+import { CLOCK_TICKS, onInterrupt, otherShare, otherTicks, pin, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -232,48 +232,14 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
   }
 }
-const results = {}
-for (const server of servers) {
-  if (unavailable[server.key]) continue
-  results[server.key] = {}
-  for (const mode of MODES) {
-    const cells = runs[server.key].map((byMode) => byMode[mode.key])
-    results[server.key][mode.key] = {
-      rps: median(cells.map((r) => r.rps)),
-      p50: median(cells.map((r) => r.p50)),
-      p99: median(cells.map((r) => r.p99)),
-      failed: cells.reduce((sum, r) => sum + r.failed, 0),
-      others: Math.max(0, ...cells.map((r) => r.others ?? 0)),
-      cpuUs: cells.every((r) => r.cpuUs !== undefined) ? median(cells.map((r) => r.cpuUs)) : undefined,
-    }
-  }
-}
-
-const rows = [
-  '| server | connections | req/s (2xx) | p50 ms | p99 ms | server CPU µs/req | non-2xx + socket errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-]
-for (const server of servers) {
-  if (unavailable[server.key]) {
-    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | | |`)
-    continue
-  }
-  for (const mode of MODES) {
-    const r = results[server.key][mode.key]
-    rows.push(`| ${server.label} | ${mode.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)} | ${r.failed ? `**${r.failed}**` : 0} |`)
-  }
-}
+const results = summarize(servers, MODES, runs, unavailable)
 const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
-// The same ratio pass by pass (both servers measured seconds apart): its range shows how far the
-// verdict stands from the noise.
-const passRatios = (x, y, mode) =>
-  runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
 const percent = (value) => `${(value * 100).toFixed(1)}%`
 const goalRow = (label, x, y, toFigure, met) =>
   `| ${label} | ${MODES.map((mode) => {
     const kept = ratio(x, y, mode.key)
     if (kept === undefined) return 'n/a'
-    const figures = passRatios(x, y, mode.key).map(toFigure)
+    const figures = runRatios(runs, x, y, mode.key).map(toFigure)
     const range = figures.length > 1 ? ` (passes ${(Math.min(...figures) * 100).toFixed(0)}% to ${(Math.max(...figures) * 100).toFixed(0)}%)` : ''
     const v = toFigure(kept)
     return `${percent(v)} ${met(v) ? 'met' : '**not met**'}${range}`
@@ -291,7 +257,7 @@ const storeLines = [
   storeLine('lowdb-full', `${SCALE}× store after its run`),
   stores.lowdb && stores['lowdb-full'] ? `Ratio: ${(stores['lowdb-full'].records / stores.lowdb.records).toFixed(1)}× the records, ${(stores['lowdb-full'].bytes / stores.lowdb.bytes).toFixed(1)}× the bytes` : undefined,
 ].filter(Boolean)
-const table = rows.join('\n')
+const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
 const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
 const busiest = Math.max(0, ...Object.values(results).flatMap((byMode) => Object.values(byMode).map((r) => r.others)))
 const warnings = [

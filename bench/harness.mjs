@@ -140,3 +140,50 @@ export function otherShare(before, after, seconds) {
   for (const [pid, ticks] of after) used += ticks - (before.get(pid) ?? 0)
   return used / CLOCK_TICKS / seconds
 }
+
+/**
+ * The median of every figure of each (server, mode) cell over its runs. `runs[server.key]` is a
+ * list of { [mode.key]: wrk result }; failures add up, the busiest other-process share is kept.
+ */
+export function summarize(servers, modes, runs, unavailable) {
+  const results = {}
+  for (const server of servers) {
+    if (unavailable[server.key]) continue
+    results[server.key] = {}
+    for (const mode of modes) {
+      const cells = runs[server.key].map((byMode) => byMode[mode.key])
+      results[server.key][mode.key] = {
+        rps: median(cells.map((r) => r.rps)),
+        p50: median(cells.map((r) => r.p50)),
+        p99: median(cells.map((r) => r.p99)),
+        failed: cells.reduce((sum, r) => sum + r.failed, 0),
+        others: Math.max(0, ...cells.map((r) => r.others ?? 0)),
+        cpuUs: cells.every((r) => r.cpuUs !== undefined) ? median(cells.map((r) => r.cpuUs)) : undefined,
+      }
+    }
+  }
+  return results
+}
+
+/** The markdown table of summarize()'s results; `cpu` adds the server CPU µs/req column. */
+export function resultTable(servers, modes, results, unavailable, { cpu = false } = {}) {
+  const head = ['server', 'connections', 'req/s (2xx)', 'p50 ms', 'p99 ms', ...(cpu ? ['server CPU µs/req'] : []), 'non-2xx + socket errors']
+  const rows = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`]
+  for (const server of servers) {
+    if (unavailable[server.key]) {
+      rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} |${' |'.repeat(head.length - 3)}`)
+      continue
+    }
+    for (const mode of modes) {
+      const r = results[server.key][mode.key]
+      const cells = [server.label, mode.label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), ...(cpu ? [r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)] : []), r.failed ? `**${r.failed}**` : 0]
+      rows.push(`| ${cells.join(' | ')} |`)
+    }
+  }
+  return rows.join('\n')
+}
+
+/** x's req/s over y's in each run of `mode` (the spread shows how far a verdict stands from noise). */
+export function runRatios(runs, x, y, mode) {
+  return runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
+}

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { median, pin, requireWrk, runWrk, startServer, TOOLS_CALL_BODY } from './harness.mjs'
+import { pin, requireWrk, resultTable, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -141,32 +141,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
   }
 }
-const results = {}
-for (const server of servers) {
-  if (unavailable[server.key]) continue
-  results[server.key] = {}
-  for (const mode of MODES) {
-    const cells = runs[server.key].map((byMode) => byMode[mode.key])
-    results[server.key][mode.key] = {
-      rps: median(cells.map((r) => r.rps)),
-      p50: median(cells.map((r) => r.p50)),
-      p99: median(cells.map((r) => r.p99)),
-      failed: cells.reduce((sum, r) => sum + r.failed, 0),
-    }
-  }
-}
-
-const rows = ['| server | connections | req/s (2xx) | p50 ms | p99 ms | non-2xx + socket errors |', '| --- | ---: | ---: | ---: | ---: | ---: |']
-for (const server of servers) {
-  if (unavailable[server.key]) {
-    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | |`)
-    continue
-  }
-  for (const mode of MODES) {
-    const r = results[server.key][mode.key]
-    rows.push(`| ${server.label} | ${mode.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.failed ? `**${r.failed}**` : 0} |`)
-  }
-}
+const results = summarize(servers, MODES, runs, unavailable)
 const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
 const goal = (label, x, y, target, show) => {
   const cells = MODES.map((mode) => {
@@ -186,7 +161,7 @@ const goals = [
   `| (c) / (b): ours stateless vs SDK stateless (no goal) | ${MODES.map((mode) => (ratio('c', 'b', mode.key) === undefined ? 'n/a' : times(ratio('c', 'b', mode.key)))).join(' | ')} |`,
   `| (a) / (d): the most any server could reach on the (e) / (d) goal | ${MODES.map((mode) => (ratio('a', 'd', mode.key) === undefined ? 'n/a' : times(ratio('a', 'd', mode.key)))).join(' | ')} |`,
 ].join('\n')
-const table = rows.join('\n')
+const table = resultTable(servers, MODES, results, unavailable)
 const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
 const warnings = [
   failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, median, pin, requireWrk, runWrk, startServer, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
+import { CLOCK_TICKS, pin, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -142,41 +142,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     }
   }
 }
-const results = {}
-for (const server of servers) {
-  if (unavailable[server.key]) continue
-  results[server.key] = {}
-  for (const mode of MODES) {
-    const cells = runs[server.key].map((byMode) => byMode[mode.key])
-    results[server.key][mode.key] = {
-      rps: median(cells.map((r) => r.rps)),
-      p50: median(cells.map((r) => r.p50)),
-      p99: median(cells.map((r) => r.p99)),
-      cpuUs: cells.every((r) => r.cpuUs !== undefined) ? median(cells.map((r) => r.cpuUs)) : undefined,
-      failed: cells.reduce((sum, r) => sum + r.failed, 0),
-    }
-  }
-}
-
-const rows = [
-  '| server | connections | req/s (2xx) | p50 ms | p99 ms | server CPU µs/req | non-2xx + socket errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
-]
-for (const server of servers) {
-  if (unavailable[server.key]) {
-    rows.push(`| ${server.label} | – | unavailable: ${unavailable[server.key].replaceAll('|', '\\|')} | | | | |`)
-    continue
-  }
-  for (const mode of MODES) {
-    const r = results[server.key][mode.key]
-    rows.push(`| ${server.label} | ${mode.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)} | ${r.failed ? `**${r.failed}**` : 0} |`)
-  }
-}
+const results = summarize(servers, MODES, runs, unavailable)
 const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
-// The same ratio round by round (both servers measured within a minute): its range shows how far
-// the verdict stands from the noise.
-const roundRatios = (x, y, mode) =>
-  runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
 const percent = (value) => `${(value * 100).toFixed(0)}%`
 const times = (value) => `${value.toFixed(1)}×`
 const ratioRow = (label, x, y, target, show) =>
@@ -184,7 +151,7 @@ const ratioRow = (label, x, y, target, show) =>
     const value = ratio(x, y, mode.key)
     if (value === undefined) return 'n/a'
     if (mode.key !== GOAL_MODE) return show(value)
-    const each = roundRatios(x, y, mode.key)
+    const each = runRatios(runs, x, y, mode.key)
     const range = each.length > 1 ? ` (rounds ${show(Math.min(...each))} to ${show(Math.max(...each))})` : ''
     return `${show(value)} ${value >= target ? 'met' : '**not met**'}${range}`
   }).join(' | ')} |`
@@ -200,7 +167,7 @@ const goals = [
   noGoalRow('ours with cacheMs 0 / official SDK (no goal)', 'ours-verify-each', 'sdk', times),
   noGoalRow('ours with cacheMs 0 / bare node:http ceiling (no goal)', 'ours-verify-each', 'ceiling', percent),
 ].join('\n')
-const table = rows.join('\n')
+const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
 const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
 const warnings = [
   failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
