@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, onInterrupt, otherShare, otherTicks, pin, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
+import { CLOCK_TICKS, onInterrupt, otherShare, otherTicks, pin, positiveOption, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -27,12 +27,9 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 })
-const SECONDS = Number(values.seconds)
-if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
-const ROUNDS = Number(values.rounds)
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`)
-const PASSES = Number(values.passes)
-if (!Number.isInteger(PASSES) || PASSES < 1) throw new Error(`--passes must be a positive integer, not ${values.passes}`)
+const SECONDS = positiveOption(values, 'seconds')
+const ROUNDS = positiveOption(values, 'rounds', { integer: true })
+const PASSES = positiveOption(values, 'passes', { integer: true })
 // Every store starts with BASE records of other users and clients (clients, grants, refresh
 // tokens, sessions, a quarter each: bench/fixtures/auth-server.mjs --seed); the filled store holds
 // SCALE times as many.

@@ -187,3 +187,35 @@ export function resultTable(servers, modes, results, unavailable, { cpu = false 
 export function runRatios(runs, x, y, mode) {
   return runs[x]?.length && runs[x].length === runs[y]?.length ? runs[x].map((byMode, i) => byMode[mode].rps / runs[y][i][mode].rps) : []
 }
+
+/**
+ * Runs `measure(server, round)` for every server in every round, the order rotated each round
+ * so a slow spell of the machine does not land on one server only. A server that fails once is
+ * reported unavailable and skipped from then on.
+ */
+export async function runRounds(servers, rounds, measure) {
+  const runs = Object.fromEntries(servers.map((server) => [server.key, []]))
+  const unavailable = {}
+  for (let round = 1; round <= rounds; round++) {
+    const order = servers.map((_, i) => servers[(i + round - 1) % servers.length])
+    for (const server of order) {
+      if (unavailable[server.key]) continue
+      try {
+        runs[server.key].push(await measure(server, round))
+      } catch (error) {
+        unavailable[server.key] = error.message.split('\n')[0]
+        console.error(`${server.label}: unavailable: ${error.message}`)
+      }
+    }
+  }
+  return { runs, unavailable }
+}
+
+/** A command-line number that must be positive (an integer when `integer`), or a clear error. */
+export function positiveOption(values, name, { integer = false } = {}) {
+  const value = Number(values[name])
+  if (!(value > 0) || (integer && !Number.isInteger(value))) {
+    throw new Error(`--${name} must be a positive ${integer ? 'integer' : 'number'}, not ${values[name]}`)
+  }
+  return value
+}

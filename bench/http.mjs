@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { pin, requireWrk, resultTable, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
+import { pin, positiveOption, requireWrk, resultTable, runRounds, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -18,10 +18,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 })
-const SECONDS = Number(values.seconds)
-if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
-const ROUNDS = Number(values.rounds)
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`)
+const SECONDS = positiveOption(values, 'seconds')
+const ROUNDS = positiveOption(values, 'rounds', { integer: true })
 // Each column of the tables. With the server and wrk on different cores, one connection spends most
 // of each round trip waking the other core (a cross-core wake-up costs ~120 µs on these VMs, against
 // ~25 µs for a whole request to the ceiling on one core), so c=1 is measured twice: split like the
@@ -127,20 +125,7 @@ async function measure(server, round) {
 // Rounds interleave the servers (the order rotates each round) so a slow spell of the machine
 // does not land on one server only; each cell is the median of its rounds.
 const started = Date.now()
-const runs = Object.fromEntries(servers.map((server) => [server.key, []]))
-const unavailable = {}
-for (let round = 1; round <= ROUNDS; round++) {
-  const order = servers.map((_, i) => servers[(i + round - 1) % servers.length])
-  for (const server of order) {
-    if (unavailable[server.key]) continue
-    try {
-      runs[server.key].push(await measure(server, round))
-    } catch (error) {
-      unavailable[server.key] = error.message.split('\n')[0]
-      console.error(`${server.label}: unavailable: ${error.message}`)
-    }
-  }
-}
+const { runs, unavailable } = await runRounds(servers, ROUNDS, measure)
 const results = summarize(servers, MODES, runs, unavailable)
 const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
 const goal = (label, x, y, target, show) => {

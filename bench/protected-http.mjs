@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, pin, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
+import { CLOCK_TICKS, pin, positiveOption, requireWrk, resultTable, runRatios, runRounds, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -22,10 +22,8 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 })
-const SECONDS = Number(values.seconds)
-if (!(SECONDS > 0)) throw new Error(`--seconds must be a positive number, not ${values.seconds}`)
-const ROUNDS = Number(values.rounds)
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds must be a positive integer, not ${values.rounds}`)
+const SECONDS = positiveOption(values, 'seconds')
+const ROUNDS = positiveOption(values, 'rounds', { integer: true })
 const MODES = [
   { key: '1', label: 'c=1', connections: 1 },
   { key: '10', label: 'c=10', connections: 10 },
@@ -128,20 +126,7 @@ async function measure(server, round) {
 // does not land on one server only; each server is started fresh every round; each cell is the
 // median of its rounds.
 const started = Date.now()
-const runs = Object.fromEntries(servers.map((server) => [server.key, []]))
-const unavailable = {}
-for (let round = 1; round <= ROUNDS; round++) {
-  const order = servers.map((_, i) => servers[(i + round - 1) % servers.length])
-  for (const server of order) {
-    if (unavailable[server.key]) continue
-    try {
-      runs[server.key].push(await measure(server, round))
-    } catch (error) {
-      unavailable[server.key] = error.message.split('\n')[0]
-      console.error(`${server.label}: unavailable: ${error.message}`)
-    }
-  }
-}
+const { runs, unavailable } = await runRounds(servers, ROUNDS, measure)
 const results = summarize(servers, MODES, runs, unavailable)
 const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
 const percent = (value) => `${(value * 100).toFixed(0)}%`
