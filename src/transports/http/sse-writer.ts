@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { endSoon } from './end-soon.js'
 
 /**
  * Server-sent events on one HTTP response: the headers, `retry:`, events with ids, and keep-alive
@@ -55,7 +56,7 @@ export class SseWriter {
     if (!this.#res.writableEnded) {
       const rest = this.#pending
       this.#pending = ''
-      this.#res.end(rest === '' ? undefined : rest)
+      endSoon(this.#res, rest === '' ? undefined : rest)
     }
     this.#finish()
   }

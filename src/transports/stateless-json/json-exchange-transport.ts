@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import { endSoon } from '../http/end-soon.js'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../jsonrpc/index.js'
 import type { MessageExtra, Transport } from '../../protocol/transport.js'
 
@@ -38,7 +39,7 @@ export class JsonExchangeTransport implements Transport {
     if (this.#owed.size === 0 && !this.#res.headersSent) {
       const body = JSON.stringify(this.#batch ? this.#responses : this.#responses[0])
       this.#res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
-      this.#res.end(body)
+      endSoon(this.#res, body)
       this.onanswered?.()
     }
   }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import { endSoon } from '../../http/end-soon.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import type { EventStore } from './event-store.js'
 
@@ -196,7 +197,7 @@ export class OutboundStream {
     if (res !== undefined && !res.headersSent && !res.destroyed) {
       const body = JSON.stringify(this.#batch ? this.#collected : this.#collected[0])
       res.writeHead(200, { ...this.#options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
-      res.end(body)
+      endSoon(res, body)
     }
     // only now: whoever listens may close the session, which must not touch this answer
     this.#finish()

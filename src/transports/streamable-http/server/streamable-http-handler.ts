@@ -11,6 +11,7 @@ import { header, readProtocolVersionHeader, requireAccept, requireJsonContentTyp
 import { HttpError } from '../../http/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
+import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
@@ -169,7 +170,7 @@ export class StreamableHttpHandler {
     live.lastSeen = Date.now()
     refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
     if (requestIds.length === 0) {
-      res.writeHead(202).end()
+      endSoon(res.writeHead(202))
       live.session.receive(body, extra)
       for (const id of cancelled) live.transport.cancelled(id)
       return
@@ -194,7 +195,7 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, protocolVersion)
     const shared = await this.#sharedSession(protocolVersion)
     if (requestIds.length === 0) {
-      res.writeHead(202).end()
+      endSoon(res.writeHead(202))
       shared.session.receive(shared.transport.admit(undefined, messages).payload, extra)
       return
     }
@@ -238,7 +239,7 @@ export class StreamableHttpHandler {
     const transport = new SessionTransport({ ...this.#transportOptions(undefined), prime: () => false })
     await session.connect(transport)
     if (requestIds.length === 0) {
-      res.writeHead(202).end()
+      endSoon(res.writeHead(202))
       session.receive(body, extra)
       void session.close()
       return
