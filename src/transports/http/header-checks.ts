@@ -23,31 +23,37 @@ export function requireJsonContentType(headers: IncomingHttpHeaders): void {
   if (type !== 'application/json') throw new HttpError(415, 'Unsupported Media Type: Content-Type must be application/json')
 }
 
-/** 406 unless Accept lists every one of `types` (or a wildcard that covers them). */
-export function requireAccept(headers: IncomingHttpHeaders, types: readonly string[]): void {
+/**
+ * What an endpoint needs the client to accept, made once per endpoint: the verdicts for the few
+ * Accept values clients send are remembered (bounded), so a request costs one map lookup.
+ */
+export interface AcceptRequirement {
+  readonly types: readonly string[]
+  readonly verdicts: Map<string, boolean>
+}
+
+export function acceptRequirement(types: readonly string[]): AcceptRequirement {
+  return { types, verdicts: new Map() }
+}
+
+/** 406 unless Accept lists every one of the required types (or a wildcard that covers them). */
+export function requireAccept(headers: IncomingHttpHeaders, required: AcceptRequirement): void {
   const raw = header(headers, 'accept') ?? ''
-  // clients send the same few Accept values: remember the verdicts (bounded)
-  const key = `${types.join(',')}|${raw}`
-  const known = acceptVerdicts.get(key)
+  const { verdicts, types } = required
+  const known = verdicts.get(raw)
   if (known === true) return
   if (known === undefined) {
+    if (verdicts.size >= defaults.httpChecks.rememberedVerdicts) verdicts.clear()
     try {
       checkAccept(raw, types)
     } catch (error) {
-      remember(key, false)
+      verdicts.set(raw, false)
       throw error
     }
-    remember(key, true)
+    verdicts.set(raw, true)
     return
   }
   checkAccept(raw, types)
-}
-
-const acceptVerdicts = new Map<string, boolean>()
-
-function remember(key: string, verdict: boolean): void {
-  if (acceptVerdicts.size >= defaults.httpChecks.rememberedVerdicts) acceptVerdicts.clear()
-  acceptVerdicts.set(key, verdict)
 }
 
 function checkAccept(raw: string, types: readonly string[]): void {

@@ -2,13 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../config/defaults.js'
 import type { McpServer } from '../../server/mcp-server.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../schema/versions.js'
-import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
+import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
 import { HttpError } from '../http/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../http/json-rpc-body.js'
 import { OriginPolicy } from '../http/origin-policy.js'
 import { readJsonBody } from '../http/read-json-body.js'
 import { sendHttpError } from '../http/send-http-error.js'
 import { JsonExchangeTransport } from './json-exchange-transport.js'
+
+const ACCEPT_JSON = acceptRequirement(['application/json'])
 
 export interface StatelessJsonOptions {
   allowedHosts: readonly string[]
@@ -41,7 +43,7 @@ export class StatelessJsonHandler {
     try {
       this.#policy.check(header(req.headers, 'host'), header(req.headers, 'origin'))
       if (req.method !== 'POST') throw new HttpError(405, 'Method Not Allowed: this endpoint takes POST only', { headers: { Allow: 'POST' } })
-      requireAccept(req.headers, ['application/json'])
+      requireAccept(req.headers, ACCEPT_JSON)
       requireJsonContentType(req.headers)
       const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
 import type { McpServer } from '../../../server/mcp-server.js'
-import { header, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
+import { acceptRequirement, header, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../http/http-error.js'
 import { requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
@@ -10,6 +10,8 @@ import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import { LegacySseTransport } from './legacy-sse-transport.js'
+
+const ACCEPT_STREAM = acceptRequirement(['text/event-stream'])
 
 export interface LegacySseOptions {
   allowedHosts: readonly string[]
@@ -49,7 +51,7 @@ export class LegacySseHandler {
     try {
       this.#policy.check(header(req.headers, 'host'), header(req.headers, 'origin'))
       if (req.method !== 'GET') throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: 'GET' } })
-      requireAccept(req.headers, ['text/event-stream'])
+      requireAccept(req.headers, ACCEPT_STREAM)
       if (this.#sessions.size >= this.#options.maxSessions) throw new HttpError(503, 'Service Unavailable: too many sessions')
       const sessionId = randomUUID()
       const writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, flush: true })

@@ -7,7 +7,7 @@ import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
 import type { ServerSession } from '../../../server/server-session.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
-import { header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
+import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../http/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
@@ -19,6 +19,9 @@ import { InMemorySessionStore, type SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
 import { SessionTransport } from './session-transport.js'
 import { SharedStatelessTransport } from './shared-stateless-transport.js'
+
+const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
+const ACCEPT_GET = acceptRequirement(['text/event-stream'])
 
 export interface StreamableHttpOptions {
   /** No sessions, no GET stream: every POST stands alone (the server is still built once). */
@@ -129,7 +132,7 @@ export class StreamableHttpHandler {
   }
 
   async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
-    requireAccept(req.headers, ['application/json', 'text/event-stream'])
+    requireAccept(req.headers, ACCEPT_POST)
     requireJsonContentType(req.headers)
     const versionHeader = readProtocolVersionHeader(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
@@ -193,7 +196,7 @@ export class StreamableHttpHandler {
    */
   async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
     refuseBatchUnlessAllowed(batch, protocolVersion)
-    const shared = await this.#sharedSession(protocolVersion)
+    const shared = this.#shared.get(protocolVersion) ?? (await this.#sharedSession(protocolVersion))
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
       shared.session.receive(shared.transport.admit(undefined, messages).payload, extra)
@@ -219,6 +222,7 @@ export class StreamableHttpHandler {
     shared.session.receive(batch ? payload : payload[0], extra)
   }
 
+  /** The shared session of a protocol version, made on its first request. */
   async #sharedSession(protocolVersion: string): Promise<{ session: ServerSession; transport: SharedStatelessTransport }> {
     let shared = this.#shared.get(protocolVersion)
     if (shared === undefined) {
@@ -253,7 +257,7 @@ export class StreamableHttpHandler {
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
-    requireAccept(req.headers, ['text/event-stream'])
+    requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
     const live = await this.#find(header(req.headers, 'mcp-session-id'))
     live.lastSeen = Date.now()
