@@ -13,21 +13,27 @@ export class SseWriter {
   onclose?: () => void
 
   #pending = ''
+  /** The response head, until it is written: with the first flush, or with `end`. */
+  #head: Record<string, string> | undefined
 
   /**
    * `flush: true` sends the headers at once (a GET stream that may stay quiet); otherwise they go
-   * with the first event. Writes made in one tick go out as one socket write.
+   * with the first write. Writes made in one tick go out as one socket write, and a stream that
+   * ends in the tick it began (a POST answered at once) is sent whole with a Content-Length.
    */
   constructor(res: ServerResponse, options: { keepAliveMs: number; headers?: Record<string, string>; flush?: boolean }) {
     this.#res = res
-    res.writeHead(200, {
+    this.#head = {
       ...options.headers,
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
       'X-Accel-Buffering': 'no',
-    })
-    if (options.flush === true) res.flushHeaders()
+    }
+    if (options.flush === true) {
+      this.#writeHead()
+      res.flushHeaders()
+    }
     this.#keepAliveMs = options.keepAliveMs
     if (options.keepAliveMs > 0) keepAliveGroup(options.keepAliveMs).add(this)
     res.on('close', () => this.#finish())
@@ -53,9 +59,11 @@ export class SseWriter {
   }
 
   end(): void {
-    if (!this.#res.writableEnded) {
+    if (!this.#res.writableEnded && !this.#res.destroyed) {
       const rest = this.#pending
       this.#pending = ''
+      // nothing sent yet: the whole stream is `rest`, so it goes with its length, unchunked
+      if (this.#head !== undefined) this.#writeHead(Buffer.byteLength(rest))
       endSoon(this.#res, rest === '' ? undefined : rest)
     }
     this.#finish()
@@ -72,7 +80,16 @@ export class SseWriter {
   readonly #flush = (): void => {
     const text = this.#pending
     this.#pending = ''
-    if (text !== '' && !this.#res.writableEnded && !this.#res.destroyed) this.#res.write(text)
+    if (text === '' || this.#res.writableEnded || this.#res.destroyed) return
+    if (this.#head !== undefined) this.#writeHead()
+    this.#res.write(text)
+  }
+
+  #writeHead(contentLength?: number): void {
+    const head = this.#head!
+    this.#head = undefined
+    if (contentLength !== undefined) head['Content-Length'] = String(contentLength)
+    this.#res.writeHead(200, head)
   }
 
 

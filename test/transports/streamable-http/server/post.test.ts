@@ -88,6 +88,26 @@ describe('POST with requests', () => {
     expect(await readAnswer(response)).toEqual([{ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'over sse' }] } }])
   })
 
+  it('sends an SSE answer that is ready at once whole, with its Content-Length', async () => {
+    const { url } = await startHandler()
+    const session = await initialize(url)
+    const response = await post(url, callTool(2, 'echo', { text: 'whole' }), session.options)
+    const text = await response.text()
+    expect(response.headers.get('transfer-encoding')).toBeNull()
+    expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+    // the priming event (an id, no data) comes first, then the response
+    expect(text).toMatch(/^id: [^\n]+\nretry: \d+\ndata: \n\nid: [^\n]+\nevent: message\ndata: \{"jsonrpc":"2.0","id":2,/)
+  })
+
+  it('streams an SSE answer that takes time, chunked, without a Content-Length', async () => {
+    const { url } = await startHandler()
+    const session = await initialize(url)
+    const response = await post(url, callTool(3, 'slow_count', { steps: 2, delayMs: 20 }, { progressToken: 'p' }), session.options)
+    expect(response.headers.get('content-length')).toBeNull()
+    const messages = await readAnswer(response)
+    expect(messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(['notifications/progress', 'notifications/progress', 'response 3'])
+  })
+
   it('answers with application/json when preferJsonResponse is on', async () => {
     const { url } = await startHandler({ preferJsonResponse: true })
     const session = await initialize(url)
