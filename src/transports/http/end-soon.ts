@@ -35,6 +35,12 @@ function flush(): void {
   for (let i = 0; i < batch.length; i += 2) {
     const res = batch[i] as ServerResponse
     // a client that went away, or a path that already ended the response, needs nothing more
-    if (!res.writableEnded && !res.destroyed) res.end(batch[i + 1] as string | undefined)
+    if (res.writableEnded || res.destroyed) continue
+    try {
+      res.end(batch[i + 1] as string | undefined)
+    } catch (error) {
+      // one broken response must not leave the rest of the batch unanswered
+      res.destroy(error as Error)
+    }
   }
 }

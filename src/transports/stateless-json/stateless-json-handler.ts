@@ -6,6 +6,7 @@ import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, re
 import { HttpError } from '../http/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../http/json-rpc-body.js'
 import { OriginPolicy } from '../http/origin-policy.js'
+import { endSoon } from '../http/end-soon.js'
 import { readJsonBody } from '../http/read-json-body.js'
 import { sendHttpError } from '../http/send-http-error.js'
 import { JsonExchangeTransport } from './json-exchange-transport.js'
@@ -56,7 +57,7 @@ export class StatelessJsonHandler {
       await session.connect(transport)
       const extra = requestExtra(req)
       if (owed.length === 0) {
-        res.writeHead(202).end()
+        endSoon(res.writeHead(202))
         session.receive(body, extra)
         void session.close()
         return

@@ -78,4 +78,21 @@ describe('endSoon', () => {
     const response = await fetch(url)
     expect(await response.text()).toBe('ended at once')
   })
+
+  it('destroys a response whose end throws and still answers the rest of the batch', async () => {
+    const url = await serve((res, path) => {
+      if (path === '/broken') {
+        // a declared length the body does not match: end() throws ERR_HTTP_CONTENT_LENGTH_MISMATCH
+        res.strictContentLength = true
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '100' })
+        endSoon(res, 'short')
+        return
+      }
+      res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' })
+      endSoon(res, 'ok')
+    })
+    const [broken, ...fine] = await Promise.allSettled([fetch(`${url}/broken`).then((r) => r.text()), ...Array.from({ length: 5 }, () => fetch(`${url}/fine`).then((r) => r.text()))])
+    expect(broken.status).toBe('rejected')
+    expect(fine).toEqual(Array.from({ length: 5 }, () => ({ status: 'fulfilled', value: 'ok' })))
+  })
 })
