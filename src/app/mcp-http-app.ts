@@ -49,8 +49,14 @@ export interface McpHttpApp {
 export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions): McpHttpApp {
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? [...LOOPBACK_HOSTS] : [options.host])
   const streamable = new StreamableHttpHandler(server, { ...options, allowedHosts })
-  const policy = { allowedHosts, allowedOrigins: options.allowedOrigins }
-  const legacySse = new LegacySseHandler(server, { ...policy, messagesPath: defaults.legacySse.messagesPath })
+  // one body limit for every transport of the app
+  const policy = { allowedHosts, allowedOrigins: options.allowedOrigins, ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }) }
+  const legacySse = new LegacySseHandler(server, {
+    ...policy,
+    messagesPath: defaults.legacySse.messagesPath,
+    ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+  })
   const statelessJson = new StatelessJsonHandler(server, policy)
   const wrap = options.wrapRoute ?? ((route: McpRoute) => route)
   const routes = new Map<string, McpRoute>([

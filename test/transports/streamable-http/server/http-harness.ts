@@ -163,14 +163,17 @@ export class SseStream {
     return this.#done
   }
 
-  /** The JSON-RPC messages carried so far (events with data; a priming event has none). */
+  /**
+   * The JSON-RPC messages carried so far: `message` events with data (a priming event has none;
+   * the legacy transport's `endpoint` event carries a URL).
+   */
   get messages(): Message[] {
-    return this.events.filter((e) => e.data !== '').map((e) => JSON.parse(e.data) as Message)
+    return this.events.map(messageOf).filter((m): m is Message => m !== undefined)
   }
 
   /** Wait for the first event (from the start) that matches; fails when the stream ends first. */
   async waitForEvent(match: (event: EventSourceMessage, message: Message | undefined) => boolean, timeoutMs = 5_000): Promise<EventSourceMessage> {
-    const found = () => this.events.find((e) => match(e, e.data === '' ? undefined : (JSON.parse(e.data) as Message)))
+    const found = () => this.events.find((e) => match(e, messageOf(e)))
     return this.#until(found, timeoutMs, 'event')
   }
 
@@ -223,6 +226,12 @@ export class SseStream {
   #wake(): void {
     for (const waiter of [...this.#waiters]) waiter()
   }
+}
+
+/** The JSON-RPC message of a `message` event; undefined for a priming event or another event type. */
+function messageOf(event: EventSourceMessage): Message | undefined {
+  if (event.data === '' || (event.event !== undefined && event.event !== 'message')) return undefined
+  return JSON.parse(event.data) as Message
 }
 
 /** POST and keep the SSE answer open for reading (with a controller to hang up mid-stream). */
