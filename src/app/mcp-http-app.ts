@@ -97,7 +97,7 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
     legacySse,
     statelessJson,
     close: async () => {
-      await Promise.all([streamable.close(), legacySse.close()])
+      await Promise.all([streamable.close(), legacySse.close(), statelessJson.close()])
     },
   }
 }

@@ -1,18 +1,14 @@
 import type { ServerResponse } from 'node:http'
-import { endSoon } from '../http/end-soon.js'
-import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../jsonrpc/index.js'
+import type { JsonRpcPayload, RequestId } from '../../jsonrpc/index.js'
 import type { MessageExtra, Transport } from '../../protocol/transport.js'
+import { JsonAnswer } from './json-answer.js'
 
 /**
- * The transport of one stateless JSON request: it owes the responses of the requests in the
- * body, answers them as one application/json body once all are in, and drops everything else
- * (progress, log messages): a JSON-only client has no stream to receive them on.
+ * The transport of a throwaway session serving one stateless JSON request (one that changes
+ * session state, such as logging/setLevel): everything it sends goes to the request's JsonAnswer.
  */
 export class JsonExchangeTransport implements Transport {
-  readonly #res: ServerResponse
-  readonly #owed: Set<RequestId>
-  readonly #batch: boolean
-  readonly #responses: JsonRpcMessage[] = []
+  readonly #answer: JsonAnswer
   #closed = false
 
   onmessage?: (payload: unknown, extra?: MessageExtra) => void
@@ -22,26 +18,14 @@ export class JsonExchangeTransport implements Transport {
   onanswered?: () => void
 
   constructor(res: ServerResponse, owed: readonly RequestId[], batch: boolean) {
-    this.#res = res
-    this.#owed = new Set(owed)
-    this.#batch = batch
+    this.#answer = new JsonAnswer(res, owed, batch)
+    this.#answer.onanswered = () => this.onanswered?.()
   }
 
   async start(): Promise<void> {}
 
   async send(payload: JsonRpcPayload): Promise<void> {
-    for (const message of Array.isArray(payload) ? payload : [payload]) {
-      if (!('result' in message || 'error' in message)) continue
-      const id = message.id
-      if (id === null || !this.#owed.delete(id)) continue
-      this.#responses.push(message)
-    }
-    if (this.#owed.size === 0 && !this.#res.headersSent) {
-      const body = JSON.stringify(this.#batch ? this.#responses : this.#responses[0])
-      this.#res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
-      endSoon(this.#res, body)
-      this.onanswered?.()
-    }
+    for (const message of Array.isArray(payload) ? payload : [payload]) await this.#answer.write(message)
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { RequestId } from '../../jsonrpc/index.js'
+import type { MessageExtra } from '../../protocol/transport.js'
 import { defaults } from '../../config/defaults.js'
 import type { McpServer } from '../../server/mcp-server.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../schema/versions.js'
@@ -9,6 +11,8 @@ import { OriginPolicy } from '../http/origin-policy.js'
 import { endSoon } from '../http/end-soon.js'
 import { readJsonBody } from '../http/read-json-body.js'
 import { sendHttpError } from '../http/send-http-error.js'
+import { SharedStatelessSessions, hasSessionScopedRequest } from '../http/shared-stateless-sessions.js'
+import { JsonAnswer } from './json-answer.js'
 import { JsonExchangeTransport } from './json-exchange-transport.js'
 
 const ACCEPT_JSON = acceptRequirement(['application/json'])
@@ -21,8 +25,9 @@ export interface StatelessJsonOptions {
 
 /**
  * A stateless JSON-only MCP endpoint: POST only, application/json in and out, no sessions, no
- * SSE. Each POST is served by a light session of the one McpServer; requests need no prior
- * initialize, the protocol version comes from MCP-Protocol-Version (2025-03-26 when absent).
+ * SSE. POSTs are served by one long-lived session per protocol version (ids remapped per
+ * request; a request that changes session state gets a throwaway session); requests need no
+ * prior initialize, the protocol version comes from MCP-Protocol-Version (2025-03-26 when absent).
  * Server → client requests cannot travel here, so tools that sample or elicit report an error.
  *
  * @example
@@ -33,11 +38,13 @@ export class StatelessJsonHandler {
   readonly #server: McpServer
   readonly #policy: OriginPolicy
   readonly #maxBodyBytes: number
+  readonly #shared: SharedStatelessSessions
 
   constructor(server: McpServer, options: StatelessJsonOptions) {
     this.#server = server
     this.#policy = new OriginPolicy(options)
     this.#maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
+    this.#shared = new SharedStatelessSessions(server)
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
@@ -48,25 +55,33 @@ export class StatelessJsonHandler {
       requireJsonContentType(req.headers)
       const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
-      const { batch, requestIds: owed } = classifyBody(body)
+      const { batch, messages, requestIds: owed } = classifyBody(body)
       refuseBatchUnlessAllowed(batch, protocolVersion)
-
-      const session = this.#server.createSession({ strictLifecycle: false })
-      session.restore({ protocolVersion })
-      const transport = new JsonExchangeTransport(res, owed, batch)
-      await session.connect(transport)
       const extra = requestExtra(req)
+      if (hasSessionScopedRequest(messages)) return await this.#serveAlone(res, body, batch, owed, protocolVersion, extra)
       if (owed.length === 0) {
         endSoon(res.writeHead(202))
-        session.receive(body, extra)
-        void session.close()
-        return
+        return await this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
       }
-      transport.onanswered = () => void session.close()
-      res.once('close', () => void session.close())
-      session.receive(body, extra)
+      await this.#shared.serve(res, messages, batch, protocolVersion, extra, new JsonAnswer(res, owed, batch))
     } catch (error) {
       sendHttpError(res, error)
     }
+  }
+
+  /** End the shared sessions. */
+  async close(): Promise<void> {
+    await this.#shared.close()
+  }
+
+  /** A request that changes session state (logging/setLevel, ...) gets a throwaway session of its own. */
+  async #serveAlone(res: ServerResponse, body: unknown, batch: boolean, owed: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
+    const session = this.#server.createSession({ strictLifecycle: false })
+    session.restore({ protocolVersion })
+    const transport = new JsonExchangeTransport(res, owed, batch)
+    await session.connect(transport)
+    transport.onanswered = () => void session.close()
+    res.once('close', () => void session.close())
+    session.receive(body, extra)
   }
 }

@@ -50,6 +50,15 @@ describe('stateless JSON endpoint', () => {
     expect(body.error !== undefined || body.result?.isError === true).toBe(true)
   })
 
+  it('answers requests that change session state (initialize, logging/setLevel) in a session of their own', async () => {
+    const url = await startRest()
+    const init = await postJson(url, request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'rest', version: '1' } }))
+    expect(((await init.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-11-25')
+    const level = await postJson(url, request(2, 'logging/setLevel', { level: 'debug' }), { 'MCP-Protocol-Version': '2025-11-25' })
+    expect(await level.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
+    expect(init.headers.get('mcp-session-id')).toBeNull()
+  })
+
   it('answers a body of notifications only with 202 and no body', async () => {
     const url = await startRest()
     const response = await postJson(url, notification('notifications/initialized'))

@@ -14,11 +14,11 @@ import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
+import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
 import { InMemorySessionStore, type SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
 import { SessionTransport } from './session-transport.js'
-import { SharedStatelessTransport } from './shared-stateless-transport.js'
 
 const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
 const ACCEPT_GET = acceptRequirement(['text/event-stream'])
@@ -53,12 +53,6 @@ type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
 const ALLOW = 'GET, POST, DELETE'
 const NO_HEADERS: Record<string, string> = {}
 /**
- * Requests that change state kept per session: in stateless mode they get a throwaway session of
- * their own rather than touching the shared one.
- */
-const SESSION_SCOPED_METHODS = new Set(['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
-
-/**
  * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
  * one request on the MCP endpoint. Mount it in Koa with `streamableHttpKoa`, or call it from a
  * plain `node:http` server.
@@ -74,7 +68,7 @@ export class StreamableHttpHandler {
   readonly #policy: OriginPolicy
   readonly #sessions = new Map<string, LiveSession>()
   /** Stateless mode: one long-lived session per protocol version. */
-  readonly #shared = new Map<string, { session: ServerSession; transport: SharedStatelessTransport }>()
+  readonly #shared: SharedStatelessSessions
   readonly #sweep: NodeJS.Timeout | undefined
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
@@ -93,6 +87,7 @@ export class StreamableHttpHandler {
       ...options,
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
+    this.#shared = new SharedStatelessSessions(server)
     if (!this.#options.stateless) {
       this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
       this.#sweep.unref()
@@ -126,8 +121,7 @@ export class StreamableHttpHandler {
   /** End every session and stop the idle sweep. */
   async close(): Promise<void> {
     if (this.#sweep !== undefined) clearInterval(this.#sweep)
-    await Promise.all([...this.#shared.values()].map((shared) => shared.session.close()))
-    this.#shared.clear()
+    await this.#shared.close()
     await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
   }
 
@@ -140,12 +134,10 @@ export class StreamableHttpHandler {
     const { batch, messages: parsed, requestIds } = classifyBody(body)
     const cancelled: RequestId[] = []
     let initialize = false
-    let sessionScoped = false
     for (const message of parsed) {
       if (!('method' in message)) continue
       if ('id' in message) {
         if (message.method === 'initialize') initialize = true
-        if (SESSION_SCOPED_METHODS.has(message.method)) sessionScoped = true
       } else if (message.method === 'notifications/cancelled') {
         const requestId = message.params?.requestId
         if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
@@ -157,7 +149,7 @@ export class StreamableHttpHandler {
 
     if (this.#options.stateless) {
       const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
-      if (sessionScoped) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
+      if (hasSessionScopedRequest(parsed)) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
       return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
     }
 
@@ -196,11 +188,9 @@ export class StreamableHttpHandler {
    */
   async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
     refuseBatchUnlessAllowed(batch, protocolVersion)
-    const shared = this.#shared.get(protocolVersion) ?? (await this.#sharedSession(protocolVersion))
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
-      shared.session.receive(shared.transport.admit(undefined, messages).payload, extra)
-      return
+      return this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
     }
     const stream = new OutboundStream(res, requestIds, {
       streamId: '',
@@ -214,26 +204,7 @@ export class StreamableHttpHandler {
       batch,
       preferJson: this.#options.preferJsonResponse,
     })
-    const { payload, internalIds } = shared.transport.admit(stream, messages)
-    // a client that hangs up before its answer cancels the work done for it
-    res.once('close', () => {
-      if (!stream.finished) shared.transport.abandon(internalIds, extra)
-    })
-    shared.session.receive(batch ? payload : payload[0], extra)
-  }
-
-  /** The shared session of a protocol version, made on its first request. */
-  async #sharedSession(protocolVersion: string): Promise<{ session: ServerSession; transport: SharedStatelessTransport }> {
-    let shared = this.#shared.get(protocolVersion)
-    if (shared === undefined) {
-      const session = this.#server.createSession({ strictLifecycle: false })
-      session.restore({ protocolVersion })
-      const transport = new SharedStatelessTransport()
-      shared = { session, transport }
-      this.#shared.set(protocolVersion, shared)
-      await session.connect(transport)
-    }
-    return shared
+    return this.#shared.serve(res, messages, batch, protocolVersion, extra, stream)
   }
 
   async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {

@@ -1,9 +1,15 @@
-import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
-import type { MessageExtra, SendOptions, Transport } from '../../../protocol/transport.js'
-import type { OutboundStream } from './outbound-stream.js'
+import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../jsonrpc/index.js'
+import type { MessageExtra, SendOptions, Transport } from '../../protocol/transport.js'
+
+/** Where the messages answering one POST go: its SSE/JSON stream, or a JSON-only answer. */
+export interface AnswerSink {
+  write(message: JsonRpcMessage): Promise<void>
+  /** True once everything the POST was owed has been sent. */
+  readonly finished: boolean
+}
 
 interface Route {
-  stream: OutboundStream
+  stream: AnswerSink
   clientId: RequestId
 }
 
@@ -29,7 +35,7 @@ export class SharedStatelessTransport implements Transport {
    * with internal ids, and those ids. A client's notifications/cancelled cannot be matched to
    * its request across POSTs here, so it is dropped (a client that hangs up cancels instead).
    */
-  admit(stream: OutboundStream | undefined, messages: readonly JsonRpcMessage[]): { payload: JsonRpcMessage[]; internalIds: RequestId[] } {
+  admit(stream: AnswerSink | undefined, messages: readonly JsonRpcMessage[]): { payload: JsonRpcMessage[]; internalIds: RequestId[] } {
     const payload: JsonRpcMessage[] = []
     const internalIds: RequestId[] = []
     for (const message of messages) {

@@ -1,0 +1,75 @@
+import type { ServerResponse } from 'node:http'
+import type { JsonRpcMessage } from '../../jsonrpc/index.js'
+import type { MessageExtra } from '../../protocol/transport.js'
+import type { McpServer } from '../../server/mcp-server.js'
+import type { ServerSession } from '../../server/server-session.js'
+import { SharedStatelessTransport, type AnswerSink } from './shared-stateless-transport.js'
+
+/**
+ * Requests that change state kept per session: a stateless POST carrying one gets a throwaway
+ * session of its own rather than touching the shared one.
+ */
+const SESSION_SCOPED_METHODS = new Set(['initialize', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'])
+
+/** Whether any request of a POST changes state kept per session (see SESSION_SCOPED_METHODS). */
+export function hasSessionScopedRequest(messages: readonly JsonRpcMessage[]): boolean {
+  for (const message of messages) {
+    if ('method' in message && 'id' in message && SESSION_SCOPED_METHODS.has(message.method)) return true
+  }
+  return false
+}
+
+interface Shared {
+  session: ServerSession
+  transport: SharedStatelessTransport
+}
+
+/**
+ * The sessions that serve stateless POSTs (Streamable HTTP in stateless mode, and the JSON-only
+ * endpoint): one long-lived session per protocol version, made on its first request, with ids
+ * remapped per request by SharedStatelessTransport. A stateless POST then builds no session at all.
+ */
+export class SharedStatelessSessions {
+  readonly #server: McpServer
+  readonly #shared = new Map<string, Shared>()
+
+  constructor(server: McpServer) {
+    this.#server = server
+  }
+
+  /**
+   * Hand the messages of one POST to the shared session of `protocolVersion`. `sink` receives
+   * the answers (undefined when the POST owes none); a client that hangs up before its answer
+   * cancels the work done for it, as a notifications/cancelled would.
+   */
+  async serve(res: ServerResponse, messages: readonly JsonRpcMessage[], batch: boolean, protocolVersion: string, extra: MessageExtra, sink: AnswerSink | undefined): Promise<void> {
+    const shared = this.#shared.get(protocolVersion) ?? (await this.#open(protocolVersion))
+    const { payload, internalIds } = shared.transport.admit(sink, messages)
+    if (payload.length === 0) return // only notifications/cancelled, which cannot be matched here
+    if (sink !== undefined) {
+      res.once('close', () => {
+        if (!sink.finished) shared.transport.abandon(internalIds, extra)
+      })
+    }
+    shared.session.receive(batch ? payload : payload[0], extra)
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#shared.values()]
+    this.#shared.clear()
+    await Promise.all(all.map((shared) => shared.session.close()))
+  }
+
+  async #open(protocolVersion: string): Promise<Shared> {
+    let shared = this.#shared.get(protocolVersion)
+    if (shared === undefined) {
+      const session = this.#server.createSession({ strictLifecycle: false })
+      session.restore({ protocolVersion })
+      const transport = new SharedStatelessTransport()
+      shared = { session, transport }
+      this.#shared.set(protocolVersion, shared)
+      await session.connect(transport)
+    }
+    return shared
+  }
+}
