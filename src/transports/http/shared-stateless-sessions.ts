@@ -40,10 +40,17 @@ export class SharedStatelessSessions {
   /**
    * Hand the messages of one POST to the shared session of `protocolVersion`. `sink` receives
    * the answers (undefined when the POST owes none); a client that hangs up before its answer
-   * cancels the work done for it, as a notifications/cancelled would.
+   * cancels the work done for it, as a notifications/cancelled would. Synchronous once the
+   * session exists (a promise only for the first request of a protocol version).
    */
-  async serve(res: ServerResponse, messages: readonly JsonRpcMessage[], batch: boolean, protocolVersion: string, extra: MessageExtra, sink: AnswerSink | undefined): Promise<void> {
-    const shared = this.#shared.get(protocolVersion) ?? (await this.#open(protocolVersion))
+  serve(res: ServerResponse, messages: readonly JsonRpcMessage[], batch: boolean, protocolVersion: string, extra: MessageExtra, sink: AnswerSink | undefined): Promise<void> | undefined {
+    const shared = this.#shared.get(protocolVersion)
+    if (shared === undefined) return this.#open(protocolVersion).then((opened) => this.#dispatch(opened, res, messages, batch, extra, sink))
+    this.#dispatch(shared, res, messages, batch, extra, sink)
+    return undefined
+  }
+
+  #dispatch(shared: Shared, res: ServerResponse, messages: readonly JsonRpcMessage[], batch: boolean, extra: MessageExtra, sink: AnswerSink | undefined): void {
     const { payload, internalIds } = shared.transport.admit(sink, messages)
     if (payload.length === 0) return // only notifications/cancelled, which cannot be matched here
     if (sink !== undefined) {
