@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, onInterrupt, otherShare, otherTicks, pin, positiveOption, requireWrk, resultTable, runRatios, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
+import { cpuPerRequest, logMeasurement, onInterrupt, otherShare, otherTicks, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runWarnings, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -159,12 +159,8 @@ async function measure({ server, child, url, client }, mode, round) {
   const [after, serverAfter] = await Promise.all([otherTicks(ours), ticksOf(child.pid)])
   r.others = otherShare(before, after, SECONDS)
   // The server's own CPU per answered request, beside req/s.
-  const answered = r.rps * SECONDS
-  r.cpuUs = serverBefore === undefined || serverAfter === undefined || answered === 0 ? undefined : ((serverAfter - serverBefore) / CLOCK_TICKS / answered) * 1e6
-  const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
-  const cpu = r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/req`
-  const others = r.others === undefined ? '' : `, other processes ${(r.others * 100).toFixed(0)}% of a core`
-  console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${cpu}${others}${failures}`)
+  r.cpuUs = cpuPerRequest(serverBefore, serverAfter, r.rps * SECONDS)
+  logMeasurement(round, server, mode, r)
   return r
 }
 
@@ -230,22 +226,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
 }
 const results = summarize(servers, MODES, runs, unavailable)
-const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
+const row = ratioRows(results, runs, MODES)
 const percent = (value) => `${(value * 100).toFixed(1)}%`
-const goalRow = (label, x, y, toFigure, met) =>
-  `| ${label} | ${MODES.map((mode) => {
-    const kept = ratio(x, y, mode.key)
-    if (kept === undefined) return 'n/a'
-    const figures = runRatios(runs, x, y, mode.key).map(toFigure)
-    const range = figures.length > 1 ? ` (passes ${(Math.min(...figures) * 100).toFixed(0)}% to ${(Math.max(...figures) * 100).toFixed(0)}%)` : ''
-    const v = toFigure(kept)
-    return `${percent(v)} ${met(v) ? 'met' : '**not met**'}${range}`
-  }).join(' | ')} |`
+const passes = { runsWord: 'passes', showRange: (value) => `${(value * 100).toFixed(0)}%` }
 const goals = [
   `| goal | ${MODES.map((mode) => mode.label).join(' | ')} |`,
   `| --- |${' ---: |'.repeat(MODES.length)}`,
-  goalRow('lowdb / memory adapter, goal ≥ 95%', 'lowdb', 'memory', (kept) => kept, (v) => v >= 0.95),
-  goalRow(`drop after ${SCALE}× records, goal ≤ 10%`, 'lowdb-full', 'lowdb', (kept) => 1 - kept, (v) => v <= 0.1),
+  row('lowdb / memory adapter, goal ≥ 95%', 'lowdb', 'memory', percent, { ...passes, met: (kept) => kept >= 0.95 }),
+  row(`drop after ${SCALE}× records, goal ≤ 10%`, 'lowdb-full', 'lowdb', percent, { ...passes, figure: (kept) => 1 - kept, met: (drop) => drop <= 0.1 }),
 ].join('\n')
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
 const storeLine = (key, label) => (stores[key] ? `${label}: ${stores[key].records} records, ${kib(stores[key].bytes)}` : undefined)
@@ -255,23 +243,15 @@ const storeLines = [
   stores.lowdb && stores['lowdb-full'] ? `Ratio: ${(stores['lowdb-full'].records / stores.lowdb.records).toFixed(1)}× the records, ${(stores['lowdb-full'].bytes / stores.lowdb.bytes).toFixed(1)}× the bytes` : undefined,
 ].filter(Boolean)
 const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
-const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
 const busiest = Math.max(0, ...Object.values(results).flatMap((byMode) => Object.values(byMode).map((r) => r.others)))
+const { warnings: runWarningList, failed } = runWarnings(results, unavailable)
 const warnings = [
   busiest > QUIET_CPU_SHARE
     ? `**Other processes used up to ${(busiest * 100).toFixed(0)}% of a core during a measurement: the machine was not quiet, figures may be disturbed; re-run.**`
     : '',
-  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
-  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).join(', ')}; see the table.**` : '',
+  ...runWarningList,
 ].filter(Boolean)
-
-console.log(table)
-console.log()
-console.log(goals)
-console.log()
-for (const line of storeLines) console.log(line)
-for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
-console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+printReport([table, goals, storeLines.join('\n')], warnings, started)
 
 if (write) {
   await writeSection(
@@ -308,4 +288,4 @@ ${goals}
 ${storeLines.join('.\n')}.`,
   )
 }
-if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1
+if (failed) process.exitCode = 1

@@ -24,7 +24,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { formLogin } from './fixtures/form-handoff.mjs'
 import { machineLine, writeSection } from './report.mjs'
-import { median, onInterrupt, otherShare, otherTicks, pin, startServer } from './harness.mjs'
+import { median, onInterrupt, otherShare, otherTicks, pin, positiveOption, printReport, startServer } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -33,8 +33,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean' },
   },
 })
-const TRIALS = Number(values.trials)
-if (!Number.isInteger(TRIALS) || TRIALS < 1) throw new Error(`--trials must be a positive integer, not ${values.trials}`)
+const TRIALS = positiveOption(values, 'trials', { integer: true })
 const WARMUP = Number(values.warmup)
 if (!Number.isInteger(WARMUP) || WARMUP < 0) throw new Error(`--warmup must be a non-negative integer, not ${values.warmup}`)
 const write = !values['no-write']
@@ -382,15 +381,7 @@ const warnings = [
     : '',
 ].filter(Boolean)
 
-console.log(table)
-console.log()
-console.log(ratios)
-console.log()
-console.log(kinds)
-console.log()
-console.log(sequences)
-for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
-console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+printReport([table, ratios, kinds, sequences], warnings, started)
 
 if (write) {
   await writeSection(

@@ -189,6 +189,64 @@ export function runRatios(runs, x, y, mode) {
 }
 
 /**
+ * Ratio rows for a goal table over `modes`: `row(label, x, y, show, goal)` gives each cell the
+ * ratio of x's median req/s to y's. With a `goal`, a judged cell (every mode, or those
+ * `goal.judged(mode)` picks) shows `goal.figure` of the ratio (default: the ratio itself), its
+ * verdict `goal.met(figure)`, and in brackets the range of the same figure run by run.
+ */
+export function ratioRows(results, runs, modes) {
+  const ratio = (x, y, key) => (results[x] && results[y] ? results[x][key].rps / results[y][key].rps : undefined)
+  return (label, x, y, show, goal) => {
+    const cells = modes.map((mode) => {
+      const kept = ratio(x, y, mode.key)
+      if (kept === undefined) return 'n/a'
+      if (goal === undefined || goal.judged?.(mode) === false) return show(kept)
+      const figure = goal.figure ?? ((value) => value)
+      const showRange = goal.showRange ?? show
+      const each = runRatios(runs, x, y, mode.key).map(figure)
+      const range = each.length > 1 ? ` (${goal.runsWord ?? 'rounds'} ${showRange(Math.min(...each))} to ${showRange(Math.max(...each))})` : ''
+      const value = figure(kept)
+      return `${show(value)} ${goal.met(value) ? 'met' : '**not met**'}${range}`
+    })
+    return `| ${label} | ${cells.join(' | ')} |`
+  }
+}
+
+/** The server's own CPU time per answered request (µs) from two `ticksOf` readings; undefined when unknown. */
+export function cpuPerRequest(before, after, answered) {
+  return before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) / CLOCK_TICKS / answered) * 1e6
+}
+
+/** One measurement's progress line on stderr, with server CPU and other processes' share when measured. */
+export function logMeasurement(round, server, mode, r) {
+  const cpu = r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/req`
+  const others = r.others === undefined ? '' : `, other processes ${(r.others * 100).toFixed(0)}% of a core`
+  const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
+  console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${cpu}${others}${failures}`)
+}
+
+/**
+ * The warnings every load benchmark prints (failed requests, servers not measured, each server
+ * key shown by `name`), and whether the run failed (then the exit code is 1).
+ */
+export function runWarnings(results, unavailable, name = (key) => key) {
+  const failedRequests = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
+  const missing = Object.keys(unavailable)
+  const warnings = [
+    failedRequests ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
+    missing.length ? `**Not measured: ${missing.map(name).join(', ')}; see the table.**` : '',
+  ].filter(Boolean)
+  return { warnings, failed: failedRequests || missing.length > 0 }
+}
+
+/** Print the report blocks (tables), the warnings without markdown emphasis, and the run's length. */
+export function printReport(blocks, warnings, started) {
+  console.log(blocks.filter(Boolean).join('\n\n'))
+  for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
+  console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+}
+
+/**
  * Runs `measure(server, round)` for every server in every round, the order rotated each round
  * so a slow spell of the machine does not land on one server only. A server that fails once is
  * reported unavailable and skipped from then on.

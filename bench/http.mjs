@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { pin, positiveOption, requireWrk, resultTable, runRatios, runRounds, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
+import { logMeasurement, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runRounds, runWarnings, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -113,9 +113,8 @@ async function measure(server, round) {
     const byMode = {}
     for (const mode of MODES) {
       pinServer(child, mode.serverCore)
-      const r = (byMode[mode.key] = await wrk(url, mode.connections, SECONDS, sessionId, mode.wrkCore))
-      const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
-      console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${failures}`)
+      byMode[mode.key] = await wrk(url, mode.connections, SECONDS, sessionId, mode.wrkCore)
+      logMeasurement(round, server, mode, byMode[mode.key])
     }
     return byMode
   } finally {
@@ -129,41 +128,22 @@ async function measure(server, round) {
 const started = Date.now()
 const { runs, unavailable } = await runRounds(servers, ROUNDS, measure)
 const results = summarize(servers, MODES, runs, unavailable)
-const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
+const row = ratioRows(results, runs, MODES)
 const percent = (value) => `${(value * 100).toFixed(0)}%`
 const times = (value) => `${value.toFixed(2)}×`
-// A goal cell: the ratio of the medians, its verdict, and the range of the same ratio round by round.
-const goal = (label, x, y, target, show) => {
-  const cells = MODES.map((mode) => {
-    const value = ratio(x, y, mode.key)
-    if (value === undefined) return 'n/a'
-    if (!mode.goal) return show(value)
-    const each = runRatios(runs, x, y, mode.key)
-    const range = each.length > 1 ? ` (rounds ${show(Math.min(...each))} to ${show(Math.max(...each))})` : ''
-    return `${show(value)} ${value >= target ? 'met' : '**not met**'}${range}`
-  })
-  return `| ${label} | ${cells.join(' | ')} |`
-}
+// goal cells: the ratio of the medians, its verdict, and its range round by round (c=1 split: no verdict)
+const goal = (target) => ({ met: (value) => value >= target, judged: (mode) => mode.goal })
 const goals = [
   `| goal | ${MODES.map((mode) => mode.label).join(' | ')} |`,
   `| --- |${' ---: |'.repeat(MODES.length)}`,
-  goal('(c) / (a): ours stateless vs ceiling, goal ≥ 50%', 'c', 'a', 0.5, percent),
-  goal('(e) / (d): ours stateful vs SDK stateful, goal ≥ 3×', 'e', 'd', 3, times),
-  `| (c) / (b): ours stateless vs SDK stateless (no goal) | ${MODES.map((mode) => (ratio('c', 'b', mode.key) === undefined ? 'n/a' : times(ratio('c', 'b', mode.key)))).join(' | ')} |`,
-  `| (a) / (d): the most any server could reach on the (e) / (d) goal | ${MODES.map((mode) => (ratio('a', 'd', mode.key) === undefined ? 'n/a' : times(ratio('a', 'd', mode.key)))).join(' | ')} |`,
+  row('(c) / (a): ours stateless vs ceiling, goal ≥ 50%', 'c', 'a', percent, goal(0.5)),
+  row('(e) / (d): ours stateful vs SDK stateful, goal ≥ 3×', 'e', 'd', times, goal(3)),
+  row('(c) / (b): ours stateless vs SDK stateless (no goal)', 'c', 'b', times),
+  row('(a) / (d): the most any server could reach on the (e) / (d) goal', 'a', 'd', times),
 ].join('\n')
 const table = resultTable(servers, MODES, results, unavailable)
-const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
-const warnings = [
-  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
-  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).map((key) => `(${key})`).join(', ')}; see the table.**` : '',
-].filter(Boolean)
-
-console.log(table)
-console.log()
-console.log(goals)
-for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
-console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+const { warnings, failed } = runWarnings(results, unavailable, (key) => `(${key})`)
+printReport([table, goals], warnings, started)
 
 if (write) {
   await writeSection(
@@ -188,4 +168,4 @@ ${table}
 ${goals}`,
   )
 }
-if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1
+if (failed) process.exitCode = 1

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { CLOCK_TICKS, pin, positiveOption, requireWrk, resultTable, runRatios, runRounds, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
+import { cpuPerRequest, logMeasurement, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runRounds, runWarnings, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -109,11 +109,8 @@ async function measure(server, round) {
       const before = await ticksOf(child.pid)
       const r = (byMode[mode.key] = await wrk(mode.connections, SECONDS))
       const after = await ticksOf(child.pid)
-      const answered = r.rps * SECONDS
-      r.cpuUs = before === undefined || after === undefined || answered === 0 ? undefined : ((after - before) / CLOCK_TICKS / answered) * 1e6
-      const failures = r.failed ? `, FAILED: ${r.non2xx} non-2xx, ${r.socketErrors} socket errors` : ''
-      const cpu = r.cpuUs === undefined ? '' : `, server CPU ${r.cpuUs.toFixed(0)} µs/req`
-      console.error(`round ${round} ${server.label} ${mode.label}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms${cpu}${failures}`)
+      r.cpuUs = cpuPerRequest(before, after, r.rps * SECONDS)
+      logMeasurement(round, server, mode, r)
     }
     return byMode
   } finally {
@@ -128,42 +125,21 @@ async function measure(server, round) {
 const started = Date.now()
 const { runs, unavailable } = await runRounds(servers, ROUNDS, measure)
 const results = summarize(servers, MODES, runs, unavailable)
-const ratio = (x, y, mode) => (results[x] && results[y] ? results[x][mode].rps / results[y][mode].rps : undefined)
+const row = ratioRows(results, runs, MODES)
 const percent = (value) => `${(value * 100).toFixed(0)}%`
 const times = (value) => `${value.toFixed(1)}×`
-const ratioRow = (label, x, y, target, show) =>
-  `| ${label} | ${MODES.map((mode) => {
-    const value = ratio(x, y, mode.key)
-    if (value === undefined) return 'n/a'
-    if (mode.key !== GOAL_MODE) return show(value)
-    const each = runRatios(runs, x, y, mode.key)
-    const range = each.length > 1 ? ` (rounds ${show(Math.min(...each))} to ${show(Math.max(...each))})` : ''
-    return `${show(value)} ${value >= target ? 'met' : '**not met**'}${range}`
-  }).join(' | ')} |`
-const noGoalRow = (label, x, y, show) => `| ${label} | ${MODES.map((mode) => {
-  const value = ratio(x, y, mode.key)
-  return value === undefined ? 'n/a' : show(value)
-}).join(' | ')} |`
+const goal = (target) => ({ met: (value) => value >= target, judged: (mode) => mode.key === GOAL_MODE })
 const goals = [
   `| ratio of req/s | ${MODES.map((mode) => (mode.key === GOAL_MODE ? `${mode.label} (goal)` : mode.label)).join(' | ')} |`,
   `| --- |${' ---: |'.repeat(MODES.length)}`,
-  ratioRow('ours / official SDK, goal ≥ 10× at c=10', 'ours', 'sdk', 10, times),
-  ratioRow('ours / bare node:http ceiling, goal ≥ 35% at c=10', 'ours', 'ceiling', 0.35, percent),
-  noGoalRow('ours with cacheMs 0 / official SDK (no goal)', 'ours-verify-each', 'sdk', times),
-  noGoalRow('ours with cacheMs 0 / bare node:http ceiling (no goal)', 'ours-verify-each', 'ceiling', percent),
+  row('ours / official SDK, goal ≥ 10× at c=10', 'ours', 'sdk', times, goal(10)),
+  row('ours / bare node:http ceiling, goal ≥ 35% at c=10', 'ours', 'ceiling', percent, goal(0.35)),
+  row('ours with cacheMs 0 / official SDK (no goal)', 'ours-verify-each', 'sdk', times),
+  row('ours with cacheMs 0 / bare node:http ceiling (no goal)', 'ours-verify-each', 'ceiling', percent),
 ].join('\n')
 const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
-const failedRuns = Object.values(results).some((byMode) => Object.values(byMode).some((r) => r.failed > 0))
-const warnings = [
-  failedRuns ? '**Some requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
-  Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).join(', ')}; see the table.**` : '',
-].filter(Boolean)
-
-console.log(table)
-console.log()
-console.log(goals)
-for (const warning of warnings) console.log(`\n${warning.replaceAll('**', '')}`)
-console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+const { warnings, failed } = runWarnings(results, unavailable)
+printReport([table, goals], warnings, started)
 
 if (write) {
   await writeSection(
@@ -200,4 +176,4 @@ ${table}
 ${goals}`,
   )
 }
-if (failedRuns || Object.keys(unavailable).length) process.exitCode = 1
+if (failed) process.exitCode = 1
