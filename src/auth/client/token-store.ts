@@ -1,8 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import { acquireFileLock, StorageLockedError } from '../../storage/file-lock.js'
-import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+import { ensurePrivateDir, readJsonFile, writePrivateFile } from '../../storage/private-file.js'
 
 /** A client registration at one authorization server (never reused at another). */
 export interface StoredClient {
@@ -62,8 +63,12 @@ export function defaultTokenStorePath(): string {
  */
 export class FileTokenStore implements TokenStore {
   readonly #file: string
+  /** Exclusive sections of this instance, one after another. */
   #chain: Promise<unknown> = Promise.resolve()
-  #held = false
+  /** Set in the async context of a running exclusive section (which already holds the lock). */
+  readonly #section = new AsyncLocalStorage<true>()
+  /** Read-modify-write cycles inside a section, one after another. */
+  #writes: Promise<unknown> = Promise.resolve()
 
   constructor(file: string = defaultTokenStorePath()) {
     this.#file = file
@@ -86,8 +91,11 @@ export class FileTokenStore implements TokenStore {
       change(data)
       await writePrivateFile(this.#file, JSON.stringify(data, null, 2))
     }
-    if (this.#held) return run()
-    return this.exclusive(run)
+    // inside a section the lock is ours: only keep its writes from interleaving; outside, take it
+    if (this.#section.getStore() === undefined) return this.exclusive(run)
+    const next = this.#writes.then(run)
+    this.#writes = next.catch(() => undefined)
+    return next
   }
 
   async getClient(issuer: string): Promise<StoredClient | undefined> {
@@ -127,11 +135,9 @@ export class FileTokenStore implements TokenStore {
     // In this process: one section at a time; across processes: the lock file.
     const next = this.#chain.then(async () => {
       const release = await this.#lock()
-      this.#held = true
       try {
-        return await fn()
+        return await this.#section.run(true, fn)
       } finally {
-        this.#held = false
         release()
       }
     })
@@ -140,8 +146,6 @@ export class FileTokenStore implements TokenStore {
   }
 
   async #lock(): Promise<() => void> {
-    const { ensurePrivateDir } = await import('../../storage/private-file.js')
-    const { dirname } = await import('node:path')
     await ensurePrivateDir(dirname(this.#file))
     const deadline = Date.now() + defaults.oauthClient.storeLockTimeoutMs
     for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {

@@ -46,6 +46,16 @@ describe('FileTokenStore', () => {
     const saved = JSON.parse(await readFile(file, 'utf8')) as { tokens: Record<string, unknown> }
     expect(Object.keys(saved.tokens)).toHaveLength(20)
   })
+
+  it('loses no write when writes overlap inside an exclusive section and beside it', async () => {
+    const store = new FileTokenStore(join(dir, 'c', 'tokens.json'))
+    await Promise.all([
+      store.exclusive(() => Promise.all(Array.from({ length: 10 }, (_, i) => store.setTokens('https://as', `https://mcp/${i}`, { access_token: `t${i}` })))),
+      ...Array.from({ length: 10 }, (_, i) => store.setClient(`https://as/${i}`, { client_id: `c${i}`, source: 'dynamic' })),
+    ])
+    expect(await store.list()).toHaveLength(10)
+    for (let i = 0; i < 10; i++) expect(await store.getClient(`https://as/${i}`)).toEqual({ client_id: `c${i}`, source: 'dynamic' })
+  })
 })
 
 describe('startLoopbackCallback', () => {
