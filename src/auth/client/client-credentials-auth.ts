@@ -3,7 +3,7 @@ import { importPKCS8 } from 'jose'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
 import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
-import { isLoopbackUrl } from '../../config/loopback-hosts.js'
+import { clientConfiguration } from './client-configuration.js'
 
 export interface ClientCredentialsOptions {
   clientId: string
@@ -51,9 +51,7 @@ export class ClientCredentialsAuth {
       privateKeyPem !== undefined
         ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm))
         : clientSecretBasic(clientSecret ?? '')
-    const config = new client.Configuration(discovered.server, clientId, {}, auth)
-    config[client.customFetch] = this.#fetch
-    if (isLoopbackUrl(discovered.server.issuer)) client.allowInsecureRequests(config)
+    const config = clientConfiguration(discovered.server, clientId, auth, this.#fetch)
     const scope = this.#options.scope ?? discovered.scope
     const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) })
     return response.access_token

@@ -1,7 +1,7 @@
 import * as client from 'openid-client'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { discoverAuthorization } from './discover.js'
-import { isLoopbackUrl } from '../../config/loopback-hosts.js'
+import { clientConfiguration } from './client-configuration.js'
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange'
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -21,10 +21,6 @@ export interface CrossAppAccessOptions {
   fetch?: typeof fetch
 }
 
-const insecureIfLoopback = (config: client.Configuration, url: string): void => {
-  if (isLoopbackUrl(url)) client.allowInsecureRequests(config)
-}
-
 /**
  * Enterprise-managed authorization (SEP-990, cross-app access): the user's ID token is exchanged
  * at the enterprise IdP for an ID-JAG (RFC 8693 token exchange) naming the MCP server's
@@ -34,9 +30,7 @@ const insecureIfLoopback = (config: client.Configuration, url: string): void => 
 export async function crossAppAccessToken(serverUrl: string, options: CrossAppAccessOptions): Promise<string> {
   const fetchImpl = options.fetch ?? globalThis.fetch
   const discovered = await discoverAuthorization(serverUrl, null, fetchImpl)
-  const idp = new client.Configuration({ issuer: options.idpIssuer, token_endpoint: options.idpTokenEndpoint }, options.idpClientId, {}, client.None())
-  idp[client.customFetch] = fetchImpl
-  insecureIfLoopback(idp, options.idpTokenEndpoint)
+  const idp = clientConfiguration({ issuer: options.idpIssuer, token_endpoint: options.idpTokenEndpoint }, options.idpClientId, client.None(), fetchImpl, options.idpTokenEndpoint)
   const exchanged = await client.genericGrantRequest(idp, TOKEN_EXCHANGE, {
     requested_token_type: ID_JAG,
     audience: discovered.server.issuer,
@@ -45,9 +39,7 @@ export async function crossAppAccessToken(serverUrl: string, options: CrossAppAc
     subject_token_type: ID_TOKEN,
     client_id: options.idpClientId,
   })
-  const as = new client.Configuration(discovered.server, options.clientId, {}, clientSecretBasic(options.clientSecret))
-  as[client.customFetch] = fetchImpl
-  insecureIfLoopback(as, discovered.server.issuer)
+  const as = clientConfiguration(discovered.server, options.clientId, clientSecretBasic(options.clientSecret), fetchImpl)
   const granted = await client.genericGrantRequest(as, JWT_BEARER, { assertion: exchanged.access_token })
   return granted.access_token
 }

@@ -3,6 +3,7 @@ import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
 import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
 import { clientSecretBasic } from './client-secret-basic.js'
+import { clientConfiguration } from './client-configuration.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { bearerParams } from './parse-www-authenticate.js'
@@ -290,10 +291,7 @@ export class McpOAuth {
     const secret = registration.client_secret
     const method = registration.token_endpoint_auth_method ?? (secret === undefined ? 'none' : preferredSecretMethod(server))
     const auth = secret === undefined || method === 'none' ? client.None() : method === 'client_secret_post' ? client.ClientSecretPost(secret) : clientSecretBasic(secret)
-    const config = new client.Configuration(server, registration.client_id, {}, auth)
-    config[client.customFetch] = this.#fetch
-    if (isLoopbackUrl(server.issuer)) client.allowInsecureRequests(config)
-    return config
+    return clientConfiguration(server, registration.client_id, auth, this.#fetch)
   }
 }
 
