@@ -1,0 +1,53 @@
+import { createHmac } from 'node:crypto'
+import type { Context } from 'koa'
+import type Provider from 'oidc-provider'
+import type { UpstreamLogin, UpstreamSessions } from '../../delegation/upstream-login.js'
+import type { AccountStore } from '../account-store.js'
+import type { ConsentStore } from '../consent-store.js'
+import type { RateLimiter } from '../rate-limiter.js'
+import { PAGE_HEADERS, renderView } from '../views.js'
+
+export interface InteractionDeps {
+  provider: Provider
+  accounts: AccountStore
+  consents: ConsentStore
+  /** Key for the forms' CSRF tokens. */
+  csrfKey: Buffer
+  issuer: URL
+  /** `${mountPath}/interaction` */
+  basePath: string
+  /** Configured resources, to describe the default one on the pages. */
+  defaultResource: string
+  loginLimits?: { perAddress: RateLimiter; perAccount: RateLimiter }
+  /** When set, users log in at this upstream identity provider instead of the local form. */
+  upstream?: UpstreamLogin
+  /** Ties each consented grant to the upstream session it came from. */
+  upstreamSessions?: UpstreamSessions
+}
+
+/** What every step gets: the dependencies and the interaction it acts on. */
+export interface StepContext {
+  deps: InteractionDeps
+  uid: string
+}
+
+/** A step of the interaction: answers the request, or throws. */
+export type Step = (ctx: Context, step: StepContext, form: URLSearchParams) => Promise<void>
+
+/** The interaction named in the URL is not the browser's current one (or is gone). */
+export class InteractionMismatch extends Error {
+  override name = 'InteractionMismatch'
+}
+
+/** The CSRF token of an interaction's forms: an HMAC of its uid, so nothing is stored. */
+export function csrfFor(deps: InteractionDeps, uid: string): string {
+  return createHmac('sha256', deps.csrfKey).update(`interaction:${uid}`).digest('base64url')
+}
+
+/** Answers with one of our pages. */
+export function page(ctx: Context, status: number, name: 'login' | 'consent' | 'error', title: string, values: Record<string, unknown>): void {
+  ctx.status = status
+  ctx.set(PAGE_HEADERS)
+  ctx.type = 'html'
+  ctx.body = renderView(name, title, values)
+}

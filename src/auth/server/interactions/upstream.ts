@@ -1,0 +1,34 @@
+import type { Context } from 'koa'
+import type { InteractionResults } from 'oidc-provider'
+import { InteractionMismatch, page, type InteractionDeps, type StepContext } from './context.js'
+
+/**
+ * GET on the upstream provider's redirect URI: the result is handed to the interaction under its
+ * own path (where the interaction cookie is sent).
+ */
+export async function upstreamCallback(ctx: Context, deps: InteractionDeps): Promise<void> {
+  const back = await deps.upstream!.callback(ctx)
+  if (back === undefined) {
+    page(ctx, 400, 'error', 'Sign-in failed', { error: 'unknown or expired sign-in', description: 'This sign-in has expired or did not start here. Start again from the application.' })
+    return
+  }
+  ctx.redirect(`${deps.basePath}/${back.uid}/upstream?handle=${encodeURIComponent(back.handle)}`)
+}
+
+/** GET `/:uid/upstream?handle=…`: finishes the login step with the upstream identity (or its refusal). */
+export async function upstreamDoneStep(ctx: Context, { deps, uid }: StepContext): Promise<void> {
+  const { provider } = deps
+  const result = await deps.upstream!.take(uid, String(ctx.query['handle'] ?? ''))
+  if (result === undefined) throw new InteractionMismatch()
+  if (result.accountId !== undefined) {
+    // A remembered consent skips the consent step: tie its grant to this new upstream session now.
+    const details = await provider.interactionDetails(ctx.req, ctx.res)
+    const remembered = await deps.consents.grantIdFor(result.accountId, String(details.params['client_id']))
+    if (remembered !== undefined) await deps.upstreamSessions?.bindGrant(result.accountId, remembered)
+  }
+  const outcome: InteractionResults =
+    result.accountId !== undefined
+      ? { login: { accountId: result.accountId, amr: ['fed'] } }
+      : { error: result.error ?? 'access_denied', error_description: result.error_description ?? 'the identity provider refused the sign-in' }
+  await provider.interactionFinished(ctx.req, ctx.res, outcome, { mergeWithLastSubmission: false })
+}
