@@ -283,6 +283,8 @@ export const defaults = {
     publicHost: 'localhost',
     /** Name of the demo account created on first start. */
     demoUsername: 'demo',
+    /** Scopes the demo account may be granted: both, so the step-up demo (admin_stats) works. */
+    demoScopes: ['mcp', 'mcp:admin'],
     /** Scopes the demo MCP resource offers. */
     scopes: ['mcp', 'mcp:admin'],
     /** Scopes every MCP request needs. */

@@ -44,6 +44,30 @@ describe('mcp-auth users / clients', () => {
     expect(listed.stdout).toContain('carol')
   })
 
+  it('keeps the scopes each account may be granted: users add --scopes, set-scopes, shown by list', async () => {
+    // Issue 13, item 2.
+    const dir = await dataDir()
+    const env = { MCP_AUTH_PASSWORD: 'some password 1' }
+    expect((await runCli(['users', 'add', 'admin', '--scopes', 'mcp mcp:admin', '--data-dir', dir], { env })).code).toBe(0)
+    expect((await runCli(['users', 'add', 'plain', '--data-dir', dir], { env })).code).toBe(0)
+    let listed = (await runCli(['users', 'list', '--data-dir', dir])).stdout
+    expect(listed).toMatch(/^admin\t\S+\tmcp mcp:admin$/m)
+    expect(listed).toMatch(/^plain\t\S+\t\(default scopes\)$/m)
+    const set = await runCli(['users', 'set-scopes', 'admin', 'mcp', '--data-dir', dir])
+    expect(set.code).toBe(0)
+    expect(set.stdout).toContain('may be granted: mcp')
+    expect((await runCli(['users', 'set-scopes', 'plain', 'mcp:admin', '--data-dir', dir])).code).toBe(0)
+    expect((await runCli(['users', 'set-scopes', 'plain', '--default', '--data-dir', dir])).code).toBe(0)
+    listed = (await runCli(['users', 'list', '--data-dir', dir])).stdout
+    expect(listed).toMatch(/^admin\t\S+\tmcp$/m)
+    expect(listed).toMatch(/^plain\t\S+\t\(default scopes\)$/m)
+    const missing = await runCli(['users', 'set-scopes', 'nobody', 'mcp', '--data-dir', dir])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('no account named nobody')
+    expect((await runCli(['users', 'set-scopes', 'admin', '--data-dir', dir])).code).toBe(2)
+    expect((await runCli(['users', 'add', 'x', '--scopes', 'bad"scope', '--data-dir', dir], { env })).code).toBe(2)
+  })
+
   it('refuses to write the data directory of a running server', async () => {
     const dir = await dataDir()
     await startServer(dir, await freePort())

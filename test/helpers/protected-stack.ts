@@ -45,7 +45,7 @@ export async function startProtectedStack(
     dataDir,
   })
   as.provider.on('server_error', (_ctx: unknown, error: unknown) => console.error('server_error', error))
-  await as.accounts.setUser('demo', 'demo password 1', { name: 'Demo User' })
+  await as.accounts.setUser('demo', 'demo password 1', { name: 'Demo User' }, ['mcp', 'mcp:admin'])
   let verifier: ProtectedMcpAppOptions['verifier']
   if (options.introspection) {
     const rs = await as.addClient({ client_name: 'resource server', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })

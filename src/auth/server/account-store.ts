@@ -10,6 +10,8 @@ export interface Account {
   createdAt: number
   /** For accounts created from an upstream identity provider login (issue #7). */
   upstream?: { issuer: string; subject: string }
+  /** Scopes this account may be granted (absent: the resource's default scopes). */
+  scopes?: string[]
 }
 
 interface StoredAccount extends Account {
@@ -32,8 +34,11 @@ export class AccountStore {
     this.#records = records
   }
 
-  /** Creates or replaces the password of `username`. */
-  async setUser(username: string, password: string, claims: Account['claims'] = {}): Promise<Account> {
+  /**
+   * Creates `username`, or sets a new password for it. `scopes` (when given) replaces the scopes
+   * the account may be granted; an existing account keeps its scopes otherwise.
+   */
+  async setUser(username: string, password: string, claims: Account['claims'] = {}, scopes?: readonly string[]): Promise<Account> {
     if (!/^[\p{L}\p{N}._@+-]{1,64}$/u.test(username)) {
       throw new Error('usernames are 1–64 letters, digits or . _ @ + -')
     }
@@ -44,11 +49,27 @@ export class AccountStore {
       username,
       claims: { ...existing?.claims, ...claims },
       createdAt: existing?.createdAt ?? Date.now(),
+      ...(existing?.upstream !== undefined ? { upstream: existing.upstream } : {}),
+      ...(scopes !== undefined ? { scopes: [...new Set(scopes)] } : existing?.scopes !== undefined ? { scopes: existing.scopes } : {}),
       passwordHash: await hashPassword(password),
     }
     await this.#records.put(ACCOUNTS, account.id, account)
     await this.#records.put(USERNAMES, key(username), { id: account.id })
     return publicView(account)
+  }
+
+  /**
+   * Sets the scopes `username` may be granted; `undefined` goes back to the resources' default
+   * scopes. Grants consented before keep only what the new list allows from the next authorization on.
+   */
+  async setScopes(username: string, scopes: readonly string[] | undefined): Promise<Account> {
+    const entry = await this.#records.get<{ id: string }>(USERNAMES, key(username))
+    const stored = entry === undefined ? undefined : await this.#records.get<StoredAccount>(ACCOUNTS, entry.id)
+    if (stored === undefined) throw new Error(`no account named ${username}`)
+    const { scopes: _previous, ...rest } = stored
+    const updated: StoredAccount = scopes === undefined ? rest : { ...rest, scopes: [...new Set(scopes)] }
+    await this.#records.put(ACCOUNTS, updated.id, updated)
+    return publicView(updated)
   }
 
   /** Stores an account that has no password (e.g. one linked to an upstream identity). */

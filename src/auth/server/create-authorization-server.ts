@@ -22,6 +22,9 @@ import { resolveOptions, type AuthorizationServerOptions } from './options.js'
 import { providerConfiguration } from './provider-configuration.js'
 import { providerCookies } from './provider-cookies.js'
 import { RateLimiter } from './rate-limiter.js'
+import { defaultScope } from './default-scope.js'
+import { registeredScopeCapsClientCredentialsOnly } from './registered-scope-policy.js'
+import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
 import { registrationCors } from './registration-cors.js'
 import { SecretBox } from './secret-box.js'
@@ -75,6 +78,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   ])
   const accounts = new AccountStore(storage.records)
   const consents = new ConsentStore(storage.records)
+  const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
   const box = new SecretBox(secrets.dataKey)
   const Adapter = createAdapterFactory(storage, {
     box,
@@ -83,11 +87,18 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
 
   const provider = new Provider(
     options.issuer.href.replace(/\/$/, ''),
-    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents }),
+    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents, scopes }),
   )
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
+  registeredScopeCapsClientCredentialsOnly(provider)
+  // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
+  for (const client of options.clients) {
+    await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {
+      throw new TypeError(`configured client ${client.client_id}: ${error.error_description ?? error.message}`, { cause: error })
+    })
+  }
 
   const clientAdapter = new Adapter('Client')
   const sweeper = await startUnusedClientSweeper({
@@ -110,6 +121,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     metadataAliases({ mountPath }),
     defaultPathFallback({ mountPath, routes }),
     registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
+    defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
   ]
   if (limits !== false) {
     stack.push(
@@ -153,6 +165,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       provider,
       accounts,
       consents,
+      scopes,
       csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
       issuer: options.issuer,
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,

@@ -27,8 +27,27 @@ export const authorizationServerOptionsSchema = z.strictObject({
   dataDir: z.string().min(1).optional(),
   /** Protected resources (MCP servers) tokens may be issued for; the first is the default. */
   resources: z
-    .array(z.strictObject({ uri: serverUrl('resource uri'), scopes: z.array(scopeToken).optional(), name: z.string().optional(), tokenFormat: z.enum(['jwt', 'opaque']).optional() }))
+    .array(
+      z.strictObject({
+        uri: serverUrl('resource uri'),
+        scopes: z.array(scopeToken).optional(),
+        /** Granted when an authorization request names no scope, and what a new account may have. Default: the first of `scopes`. */
+        defaultScopes: z.array(scopeToken).optional(),
+        name: z.string().optional(),
+        tokenFormat: z.enum(['jwt', 'opaque']).optional(),
+      }),
+    )
     .min(1)
+    .optional(),
+  /** What `client_credentials` clients may get. */
+  clientCredentials: z
+    .strictObject({
+      /**
+       * Scopes a client registered through open registration or a client ID metadata document may
+       * register for client_credentials. Default: every resource's `defaultScopes`.
+       */
+      openRegistrationScopes: z.array(scopeToken).optional(),
+    })
     .optional(),
   /** Pre-registered clients (RFC 7591 metadata, with client_id and, for confidential ones, client_secret). */
   clients: z.array(z.looseObject({ client_id: z.string().min(1) })).optional(),
@@ -114,6 +133,16 @@ export interface AuthorizationServerOptions extends AuthorizationServerConfig {
 
 export type UpstreamOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['upstream']>
 
+/** A protected resource with its scopes resolved. */
+export interface ResolvedResource {
+  uri: string
+  scopes: string[]
+  /** Subset of `scopes`: for scope-less requests and accounts without their own scope list. */
+  defaultScopes: string[]
+  name?: string
+  tokenFormat: 'jwt' | 'opaque'
+}
+
 type RateLimits = { -readonly [K in keyof typeof defaults.authServer.rateLimits]: number }
 
 /** Options with every default filled in. */
@@ -122,7 +151,8 @@ export interface ResolvedOptions {
   /** The issuer's path without a trailing slash ('' at the root). */
   mountPath: string
   dataDir: string
-  resources: Array<{ uri: string; scopes: string[]; name?: string; tokenFormat: 'jwt' | 'opaque' }>
+  resources: ResolvedResource[]
+  clientCredentials: { openRegistrationScopes: string[] }
   clients: Array<Record<string, unknown> & { client_id: string }>
   registration: { enabled: boolean; initialAccessToken?: string; unusedClientTtlSeconds: number }
   clientIdMetadataDocuments: { enabled: boolean; allowPrivateAddresses: boolean }
@@ -148,16 +178,27 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
   const issuer = new URL((value.issuer ?? defaults.authServer.issuer).replace(/\/+$/, ''))
   const mountPath = issuer.pathname.replace(/\/+$/, '')
   const a = defaults.authServer
+  const resources = (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource): ResolvedResource => {
+    const scopes = resource.scopes ?? [...a.resourceScopes]
+    const defaultScopes = resource.defaultScopes ?? scopes.slice(0, 1)
+    const unknown = defaultScopes.filter((scope) => !scopes.includes(scope))
+    if (unknown.length > 0) throw new TypeError(`invalid authorization server options:\n  resources: defaultScopes of ${resource.uri} name scopes it does not offer: ${unknown.join(' ')}`)
+    return {
+      uri: resource.uri,
+      scopes,
+      defaultScopes,
+      tokenFormat: resource.tokenFormat ?? 'jwt',
+      ...(resource.name !== undefined ? { name: resource.name } : {}),
+    }
+  })
   return {
     issuer,
     mountPath,
     dataDir: value.dataDir ?? defaults.storage.dataDir,
-    resources: (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => ({
-      uri: resource.uri,
-      scopes: resource.scopes ?? [...a.resourceScopes],
-      tokenFormat: resource.tokenFormat ?? 'jwt',
-      ...(resource.name !== undefined ? { name: resource.name } : {}),
-    })),
+    resources,
+    clientCredentials: {
+      openRegistrationScopes: value.clientCredentials?.openRegistrationScopes ?? [...new Set(resources.flatMap((resource) => resource.defaultScopes))],
+    },
     clients: (value.clients ?? []) as ResolvedOptions['clients'],
     registration: {
       enabled: value.registration?.enabled ?? a.registration.enabled,

@@ -5,6 +5,7 @@ import type { OidcAdapter } from '../../storage/types.js'
 import type { AccountStore } from './account-store.js'
 import type { ConsentStore } from './consent-store.js'
 import type { ResolvedOptions } from './options.js'
+import type { ScopePolicy } from './scope-policy.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { PAGE_HEADERS, renderView } from './views.js'
@@ -15,6 +16,7 @@ export interface ProviderConfigurationDeps {
   cookieKeys: string[]
   accounts: AccountStore
   consents: ConsentStore
+  scopes: ScopePolicy
 }
 
 /** RFC 7591 metadata MCP clients send that we keep (and hang our redirect policy on). */
@@ -29,7 +31,9 @@ const EXTRA_CLIENT_METADATA = ['software_id', 'software_version'] as const
  * - refresh tokens are issued to every client allowed the refresh_token grant (MCP clients
  *   expect one after an ordinary consent, without `offline_access` or `prompt=consent`), rotate on
  *   every use, and outlive the browser session;
- * - redirect URIs are https, or http on a loopback host, for registered, static and CIMD clients.
+ * - redirect URIs are https, or http on a loopback host, for registered, static and CIMD clients;
+ * - client_credentials is for clients that authenticate, and carries at most the client's
+ *   registered scope; a user grant carries at most what the account may have (see ScopePolicy).
  */
 export function providerConfiguration(options: ResolvedOptions, deps: ProviderConfigurationDeps): Configuration {
   const resourceScopes = [...new Set(options.resources.flatMap((resource) => resource.scopes))]
@@ -87,11 +91,17 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           return oneOf.includes(defaultResource) ? defaultResource : oneOf
         },
         useGrantedResource: () => true,
-        getResourceServerInfo(_ctx: KoaContextWithOIDC, indicator: string) {
-          const resource = options.resources.find((candidate) => candidate.uri === indicator)
+        getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: { clientAuthMethod: string; scope?: string }) {
+          const resource = deps.scopes.resource(indicator)
           if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
+          let scope = resource.scopes.join(' ')
+          if (ctx.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'client_credentials') {
+            // Registration already refuses this; a client from a document or an old store must not slip through.
+            if (client.clientAuthMethod === 'none') throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
+            scope = deps.scopes.clientCredentialsScopes(client.scope, indicator).join(' ')
+          }
           return {
-            scope: resource.scopes.join(' '),
+            scope,
             audience: resource.uri,
             accessTokenTTL: options.ttl.accessToken,
             // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
@@ -108,9 +118,10 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       : {}),
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],
-      validator(_ctx, key, _value, metadata) {
-        // Runs once per extra property whether present or not: apply the redirect policy once.
+      validator(ctx, key, _value, metadata) {
+        // Runs once per extra property whether present or not: apply the policies once.
         if (key !== EXTRA_CLIENT_METADATA[0]) return
+        clientCredentialsPolicy(ctx, metadata as Record<string, unknown>, deps.scopes)
         for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
           const uris = (metadata as Record<string, unknown>)[field]
           if (!Array.isArray(uris)) continue
@@ -142,7 +153,20 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       for (const grantId of [fromResult, fromSession, remembered]) {
         if (grantId === undefined) continue
         const grant = await oidc.provider.Grant.find(grantId)
-        if (grant !== undefined && grant.accountId === accountId) return grant
+        if (grant === undefined || grant.accountId !== accountId) continue
+        // A grant consented before the account's scopes were narrowed keeps only what it may still have.
+        const account = await deps.accounts.findById(accountId!)
+        let narrowed = false
+        for (const [indicator, granted] of Object.entries(grant.resources ?? {})) {
+          const allowed = deps.scopes.accountScopes(account, indicator)
+          const removed = String(granted).split(' ').filter((scope) => scope !== '' && !allowed.has(scope))
+          if (removed.length === 0) continue
+          grant.resources![indicator] = String(granted).split(' ').filter((scope) => allowed.has(scope)).join(' ')
+          grant.rejectResourceScope(indicator, removed.join(' '))
+          narrowed = true
+        }
+        if (narrowed) await grant.save()
+        return grant
       }
       return undefined
     },
@@ -172,6 +196,30 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       })
     },
     clockTolerance: 5,
+  }
+}
+
+/**
+ * Registration policy for client_credentials (RFC 7591 §2 lets the server refuse metadata):
+ * a client without credentials never gets a token without a user, and a client that anyone could
+ * have registered (open registration, its RFC 7592 update, a client ID metadata document — every
+ * validation that runs inside a request) may register only the open-registration scopes for it.
+ * Administrators (`clients add`, the configuration file) register without a request.
+ */
+function clientCredentialsPolicy(ctx: KoaContextWithOIDC | undefined, metadata: Record<string, unknown>, scopes: ScopePolicy): void {
+  const grantTypes = metadata['grant_types']
+  if (!Array.isArray(grantTypes) || !grantTypes.includes('client_credentials')) return
+  if (metadata['token_endpoint_auth_method'] === 'none') {
+    throw new errors.InvalidClientMetadata('client_credentials needs client authentication: a client with token_endpoint_auth_method "none" gets tokens for a user only')
+  }
+  if (ctx === undefined) return
+  if (typeof metadata['scope'] !== 'string') {
+    metadata['scope'] = scopes.openRegistrationScope
+    return
+  }
+  const refused = scopes.refusedOpenRegistrationScopes(metadata['scope'])
+  if (refused.length > 0) {
+    throw new errors.InvalidClientMetadata(`scope ${refused.join(' ')} cannot be registered for client_credentials without an administrator (allowed: ${scopes.openRegistrationScope || 'none'})`)
   }
 }
 

@@ -23,7 +23,7 @@ Options:
                          when no redirect URI is given)
   --auth-method METHOD   ${METHODS.join(' | ')} (default client_secret_basic)
   --jwks-uri URL         where the client publishes its keys (private_key_jwt)
-  --scope "a b"          scopes this client may request (default: any)
+  --scope "a b"          client_credentials: the scopes its tokens may carry (default: the resources' default scopes)
   --data-dir DIR         data directory (default ${defaults.storage.dataDir})
   -h, --help             show this help
 `,

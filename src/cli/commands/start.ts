@@ -70,14 +70,18 @@ Options:
       ...fromFile,
       issuer: origin,
       dataDir,
-      resources: [{ uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], name: 'mcp-auth demo server' }],
+      resources: [{ uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }],
     })
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`))
 
     let password: string | undefined
-    if ((await as.accounts.findByUsername(m.demoUsername)) === undefined) {
+    const demo = await as.accounts.findByUsername(m.demoUsername)
+    if (demo === undefined) {
       password = process.env['MCP_AUTH_DEMO_PASSWORD'] || randomBytes(12).toString('base64url')
-      await as.accounts.setUser(m.demoUsername, password, { name: 'Demo User' })
+      await as.accounts.setUser(m.demoUsername, password, { name: 'Demo User' }, m.demoScopes)
+    } else if (demo.scopes === undefined) {
+      // A demo account from before accounts had scopes: keep the step-up demo working.
+      await as.accounts.setScopes(m.demoUsername, m.demoScopes)
     }
 
     const server = createDemoServer()
@@ -108,7 +112,8 @@ Options:
         'Next:',
         `  - MCP Inspector: npx @modelcontextprotocol/inspector, Transport "Streamable HTTP", URL ${origin}/mcp;`,
         '    it registers itself, opens the login page, and connects with the token.',
-        `  - Add accounts: stop the server, then mcp-auth users add <name> --data-dir ${dataDir}`,
+        `  - Add accounts: stop the server, then mcp-auth users add <name> [--scopes "mcp mcp:admin"] --data-dir ${dataDir}`,
+        `    (a new account may have ${m.requiredScopes.join(' ')}; ${m.demoUsername} may have ${m.demoScopes.join(' ')})`,
         '',
       ].join('\n'),
     )

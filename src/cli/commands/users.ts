@@ -11,11 +11,21 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? ''
 }
 
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/
+
+function parseScopes(text: string): string[] {
+  const scopes = text.split(' ').filter((scope) => scope !== '')
+  const bad = scopes.find((scope) => !SCOPE_TOKEN.test(scope))
+  if (bad !== undefined) throw new UsageError(`not a scope token: ${JSON.stringify(bad)}`)
+  return scopes
+}
+
 export const usersCommand: Command = {
   name: 'users',
-  summary: 'add or list local accounts of the authorization server',
+  summary: 'add or list local accounts of the authorization server, and the scopes each may be granted',
   usage: `
-Usage: mcp-auth users add <username> [--password-stdin] [--name NAME] [--email EMAIL] [--data-dir DIR]
+Usage: mcp-auth users add <username> [--scopes "SCOPE ..."] [--password-stdin] [--name NAME] [--email EMAIL] [--data-dir DIR]
+       mcp-auth users set-scopes <username> "SCOPE ..." | --default [--data-dir DIR]
        mcp-auth users list [--data-dir DIR]
 
 'add' creates the account, or sets a new password for an existing one. The password comes from
@@ -23,7 +33,14 @@ the first line of stdin with --password-stdin, else from MCP_AUTH_PASSWORD, else
 generated and printed once. Passwords are stored as scrypt hashes. Stop a running server on the
 same data directory first (the store refuses a second writer).
 
+Scopes: an account is granted at most the scopes it may have, whatever a client asks for. Without
+--scopes it may have each resource's default scopes (e.g. "mcp"); 'set-scopes' changes the list
+('--default' goes back to the resources' defaults). A narrower list applies from the account's
+next authorization on.
+
 Options:
+  --scopes "S ..."   scopes the account may be granted (space-separated)
+  --default          with set-scopes: the resources' default scopes
   --password-stdin   read the password from stdin
   --name NAME        display name (OIDC 'name' claim)
   --email EMAIL      email (OIDC 'email' claim)
@@ -31,6 +48,8 @@ Options:
   -h, --help         show this help
 `,
   options: {
+    scopes: { type: 'string' },
+    default: { type: 'boolean' },
     'password-stdin': { type: 'boolean' },
     name: { type: 'string' },
     email: { type: 'string' },
@@ -39,16 +58,29 @@ Options:
   allowPositionals: true,
   async run(values, positionals) {
     const [action, username, ...extra] = positionals
-    if (action !== 'add' && action !== 'list') throw new UsageError("expected 'add <username>' or 'list'")
-    if (extra.length > 0 || (action === 'add' && username === undefined) || (action === 'list' && username !== undefined)) {
+    if (action !== 'add' && action !== 'list' && action !== 'set-scopes') throw new UsageError("expected 'add <username>', 'set-scopes <username> \"SCOPE ...\"' or 'list'")
+    if (action === 'set-scopes') {
+      if (username === undefined || extra.length > 1 || (extra.length === 1) === (values.default === true)) {
+        throw new UsageError("'set-scopes' takes a username and either a scope list or --default")
+      }
+    } else if (extra.length > 0 || (action === 'add' && username === undefined) || (action === 'list' && username !== undefined)) {
       throw new UsageError(action === 'add' ? 'expected exactly one username' : "'list' takes no arguments")
     }
+    const scopes = action === 'set-scopes' ? (extra[0] === undefined ? undefined : parseScopes(extra[0])) : typeof values.scopes === 'string' ? parseScopes(values.scopes) : undefined
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const storage = await createLowdbStorage({ file: join(dataDir, defaults.storage.dbFile) })
     try {
       const accounts = new AccountStore(storage.records)
       if (action === 'list') {
-        for (const account of await accounts.list()) process.stdout.write(`${account.username}\t${account.id}${account.upstream ? `\t(${account.upstream.issuer})` : ''}\n`)
+        for (const account of await accounts.list()) {
+          const may = account.scopes === undefined ? '(default scopes)' : account.scopes.join(' ') || '(no scope)'
+          process.stdout.write(`${account.username}\t${account.id}\t${may}${account.upstream ? `\t(${account.upstream.issuer})` : ''}\n`)
+        }
+        return 0
+      }
+      if (action === 'set-scopes') {
+        const account = await accounts.setScopes(username!, scopes)
+        process.stdout.write(`account ${account.username} may be granted: ${account.scopes === undefined ? '(default scopes)' : account.scopes.join(' ')}\n`)
         return 0
       }
       let password = values['password-stdin'] === true ? await readStdin() : process.env['MCP_AUTH_PASSWORD']
@@ -58,7 +90,7 @@ Options:
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
         ...(typeof values.email === 'string' ? { email: values.email, email_verified: false } : {}),
       }
-      const account = await accounts.setUser(username!, password!, claims)
+      const account = await accounts.setUser(username!, password!, claims, scopes)
       process.stdout.write(`account ${account.username} (${account.id}) saved\n`)
       if (generated) process.stdout.write(`password: ${password}\n(shown once; it is stored only as a hash)\n`)
       return 0

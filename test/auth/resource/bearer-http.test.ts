@@ -12,7 +12,7 @@ let signingKid: string
 
 beforeAll(async () => {
   stack = await startProtectedStack()
-  const added = await stack.as.addClient({ client_name: 'machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
+  const added = await stack.as.addClient({ client_name: 'machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: 'mcp mcp:admin' })
   clientId = added.client_id
   basic = `Basic ${Buffer.from(`${encodeURIComponent(added.client_id)}:${encodeURIComponent(added.client_secret!)}`).toString('base64')}`
   // The authorization server's own ES256 key, to forge tokens that differ in one claim only.

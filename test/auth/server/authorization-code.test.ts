@@ -13,7 +13,7 @@ let resource: string
 beforeAll(async () => {
   s = await startAuthServer({ refreshTokens: { reuseGraceSeconds: 0 } })
   resource = `${s.origin}/mcp`
-  await s.as.accounts.setUser(USER.username, USER.password, { name: 'Alice' })
+  await s.as.accounts.setUser(USER.username, USER.password, { name: 'Alice' }, ['mcp', 'mcp:admin'])
 })
 afterAll(() => s.stop(true))
 

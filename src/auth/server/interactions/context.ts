@@ -5,12 +5,15 @@ import type { UpstreamLogin, UpstreamSessions } from '../../delegation/upstream-
 import type { AccountStore } from '../account-store.js'
 import type { ConsentStore } from '../consent-store.js'
 import type { RateLimiter } from '../rate-limiter.js'
+import type { ScopePolicy } from '../scope-policy.js'
 import { PAGE_HEADERS, renderView } from '../views.js'
 
 export interface InteractionDeps {
   provider: Provider
   accounts: AccountStore
   consents: ConsentStore
+  /** What each account may be granted. */
+  scopes: ScopePolicy
   /** Key for the forms' CSRF tokens. */
   csrfKey: Buffer
   issuer: URL

@@ -1,5 +1,6 @@
 import type { Context } from 'koa'
 import { escapeHtml } from '../views.js'
+import { consentDecision, denyForScopes, finishConsent } from './consent-decision.js'
 import { csrfFor, InteractionMismatch, page, type StepContext } from './context.js'
 
 const SCOPE_TEXT: Record<string, string> = {
@@ -42,12 +43,14 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
     })
     return
   }
+  const decision = await consentDecision(deps, details)
+  if (decision.nothingAllowed) return denyForScopes(ctx, deps)
+  // Only refused scopes were missing (the rest was consented before): nothing to ask the user.
+  if (decision.nothingToAsk && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)
   const account = details.session?.accountId === undefined ? undefined : await deps.accounts.findById(details.session.accountId)
-  const scopes = new Set<string>([...((prompt.details['missingOIDCScope'] as string[] | undefined) ?? []), ...Object.values(missing).flat()])
-  scopes.delete('openid')
-  // Refresh tokens go to every client allowed the grant (see provider-configuration), so say so
-  // whether or not it asked for offline_access.
-  scopes.delete('offline_access')
+  // Refresh tokens go to every client allowed the grant (see provider-configuration), so the
+  // offline_access line below is shown whether or not the client asked for it.
+  const scopes = decision.shown
   const scopeItems =
     [...scopes].map((scope) => `<li><code>${escapeHtml(scope)}</code>${SCOPE_TEXT[scope] ? ` — ${escapeHtml(SCOPE_TEXT[scope])}` : ''}</li>`).join('') +
     (client.grantTypeAllowed('refresh_token') ? `<li>${escapeHtml(SCOPE_TEXT['offline_access'])}</li>` : '')

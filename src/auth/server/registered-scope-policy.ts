@@ -1,0 +1,36 @@
+import Provider from 'oidc-provider'
+import type { KoaContextWithOIDC } from 'oidc-provider'
+
+/** Routes where a user is the one being asked: the registered scope does not cap them. */
+const USER_ROUTES = new Set(['authorization', 'resume', 'pushed_authorization_request'])
+
+/**
+ * oidc-provider treats a client's registered `scope` as a hard cap on every request, so a client
+ * that registered with the scope it was first challenged for (`mcp offline_access`, as the
+ * official Python SDK does) gets `invalid_scope` when it later steps up to `mcp mcp:admin` for a
+ * user who may have it. Our rule: for user grants the account's scopes decide (ScopePolicy, at
+ * consent); the registered scope caps client_credentials only. So on the user-facing routes the
+ * client's `scope` reads as absent; everywhere else (token endpoint, registration responses) it is
+ * the registered value. Every client oidc-provider loads goes through `Client.find`, which is
+ * wrapped here once per provider.
+ */
+export function registeredScopeCapsClientCredentialsOnly(provider: Provider): void {
+  const Client = provider.Client as unknown as { find(id: string): Promise<Record<string, unknown> | undefined> }
+  const find = Client.find.bind(Client)
+  const seen = new WeakSet<object>()
+  Client.find = async function find_(id: string) {
+    const client = await find(id)
+    if (client === undefined || seen.has(client)) return client
+    seen.add(client)
+    const registered = client['scope']
+    Object.defineProperty(client, 'scope', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const route = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx?.oidc?.route
+        return route !== undefined && USER_ROUTES.has(route) ? undefined : registered
+      },
+    })
+    return client
+  }
+}

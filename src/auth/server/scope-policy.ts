@@ -1,0 +1,58 @@
+import type { Account } from './account-store.js'
+import type { ResolvedResource } from './options.js'
+
+/**
+ * Who may be granted which resource scopes. One place for the rules the consent step, remembered
+ * grants and the client_credentials grant apply:
+ * - a user grant carries at most what the account may have: its own `scopes`, or the resource's
+ *   `defaultScopes` when it has none — whatever the client asked for or registered;
+ * - a client_credentials token carries at most the client's registered `scope` (none registered:
+ *   the resource's `defaultScopes`), and a client from open registration or a client ID metadata
+ *   document may only register `openRegistrationScopes` for that grant.
+ */
+export class ScopePolicy {
+  readonly #resources: Map<string, ResolvedResource>
+  readonly #openRegistrationScopes: ReadonlySet<string>
+
+  constructor(resources: readonly ResolvedResource[], openRegistrationScopes: readonly string[]) {
+    this.#resources = new Map(resources.map((resource) => [resource.uri, resource]))
+    this.#openRegistrationScopes = new Set(openRegistrationScopes)
+  }
+
+  /** Every scope some resource offers (oidc-provider also lists these among OIDC scopes). */
+  get resourceScopes(): ReadonlySet<string> {
+    return new Set([...this.#resources.values()].flatMap((resource) => resource.scopes))
+  }
+
+  resource(indicator: string): ResolvedResource | undefined {
+    return this.#resources.get(indicator)
+  }
+
+  /** The scopes of `indicator` that `account` may be granted. */
+  accountScopes(account: Pick<Account, 'scopes'> | undefined, indicator: string): Set<string> {
+    const resource = this.#resources.get(indicator)
+    if (resource === undefined || account === undefined) return new Set()
+    const allowed = account.scopes ?? resource.defaultScopes
+    return new Set(resource.scopes.filter((scope) => allowed.includes(scope)))
+  }
+
+  /** The scopes of `indicator` a client_credentials token may carry for a client registered with `registeredScope`. */
+  clientCredentialsScopes(registeredScope: string | undefined, indicator: string): string[] {
+    const resource = this.#resources.get(indicator)
+    if (resource === undefined) return []
+    if (registeredScope === undefined) return [...resource.defaultScopes]
+    const registered = new Set(registeredScope.split(' '))
+    return resource.scopes.filter((scope) => registered.has(scope))
+  }
+
+  /** The resource scopes an open registration asks for client_credentials beyond what it may have. */
+  refusedOpenRegistrationScopes(registeredScope: string): string[] {
+    const resourceScopes = new Set([...this.#resources.values()].flatMap((resource) => resource.scopes))
+    return registeredScope.split(' ').filter((scope) => resourceScopes.has(scope) && !this.#openRegistrationScopes.has(scope))
+  }
+
+  /** What open registrations get for client_credentials when they register no scope. */
+  get openRegistrationScope(): string {
+    return [...this.#openRegistrationScopes].join(' ')
+  }
+}
