@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import Provider from 'oidc-provider'
+import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
 
@@ -32,20 +34,55 @@ function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
   }
 }
 
+/** The request being served, when it is a refresh_token grant (oidc-provider's own async context). */
+function refreshRequest(): KoaContextWithOIDC | undefined {
+  const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
+  return ctx?.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'refresh_token' ? ctx : undefined
+}
+
+const secondsLeft = (payload: OidcPayload, now: number): number => Math.max(1, Number(payload['exp'] ?? 0) - Math.floor(now / 1000))
+
 /**
- * Refresh-token rotation with a grace window: within `graceSeconds` of its first use a rotated
- * token is presented to oidc-provider as unused, so a client whose response was lost can retry;
- * after that, oidc-provider's reuse detection sees it consumed and revokes the whole grant.
+ * Refresh-token rotation with a grace window, without forks: within `graceSeconds` of its first
+ * use, a rotated token is honoured once more (a client whose response was lost is not logged
+ * out), and that retry revokes the successor the first use issued, so the chain never splits in
+ * two live ones. A second reuse, or any reuse after the window, is presented to oidc-provider as
+ * consumed, and its reuse detection revokes the whole grant. Only the token endpoint's
+ * refresh_token grant sees the grace; introspection and revocation see a consumed token.
+ *
+ * `stored` is the adapter below the id hashing: successors are linked by the digest of their id,
+ * so no token value is written to the store.
  */
-function refreshTokenAdapter(inner: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
+function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
+  // Tokens whose one grace retry is taken, and the request that took it (it may look the token up again).
+  const taken = new Set<string>()
+  const takenBy = new WeakMap<object, Set<string>>()
+  const honoured = (payload: OidcPayload): OidcPayload => {
+    const { consumed: _consumed, ...rest } = payload
+    return rest as OidcPayload
+  }
   return {
     ...bind(inner),
     async find(id) {
       const payload = await inner.find(id)
       if (payload?.consumed === undefined || graceSeconds <= 0) return payload
-      if (now() / 1000 - payload.consumed > graceSeconds) return payload
-      const { consumed: _consumed, ...rest } = payload
-      return rest as OidcPayload
+      const ctx = refreshRequest()
+      if (ctx === undefined) return payload
+      if (takenBy.get(ctx)?.has(id) === true) return honoured(payload)
+      if (now() / 1000 - payload.consumed > graceSeconds || payload['graceUsed'] === true || taken.has(id)) return payload
+      // Claimed before any await: two retries racing in this process cannot both be honoured.
+      taken.add(id)
+      takenBy.set(ctx, (takenBy.get(ctx) ?? new Set()).add(id))
+      if (typeof payload['successor'] === 'string') await stored.destroy(payload['successor'])
+      await inner.upsert(id, { ...payload, graceUsed: true }, secondsLeft(payload, now()))
+      return honoured(payload)
+    },
+    async upsert(id, payload, expiresIn) {
+      await inner.upsert(id, payload, expiresIn)
+      const rotated = refreshRequest()?.oidc.entities['RotatedRefreshToken'] as { jti?: string } | undefined
+      if (rotated?.jti === undefined || rotated.jti === id) return
+      const previous = await inner.find(rotated.jti)
+      if (previous !== undefined) await inner.upsert(rotated.jti, { ...previous, successor: digest(id) }, secondsLeft(previous, now()))
     },
     async consume(id) {
       // Keep the first consumption time, so repeated retries cannot stretch the grace window.
@@ -119,7 +156,7 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
         name === 'Client'
           ? clientAdapter(inner, options.box)
           : name === 'RefreshToken'
-            ? refreshTokenAdapter(inner, options.reuseGraceSeconds, now)
+            ? refreshTokenAdapter(inner, stored, options.reuseGraceSeconds, now)
             : bind(inner)
       cache.set(name, adapter)
     }
