@@ -56,6 +56,7 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
     messagesPath: defaults.legacySse.messagesPath,
     ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
+    ...(options.maxSessionsPerPrincipal === undefined ? {} : { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal }),
   })
   const statelessJson = new StatelessJsonHandler(server, policy)
   const wrap = options.wrapRoute ?? ((route: McpRoute) => route)

@@ -74,8 +74,23 @@ export const defaults = {
     sessionIdleMs: 30 * 60_000,
     /** How often (ms) idle sessions are looked for. */
     sessionSweepMs: 60_000,
-    /** Most sessions one process holds at once; initialize beyond it gets 503. */
+    /**
+     * Most sessions one process holds at once. At the cap a new session ends the least recently
+     * used one idle for `evictIdleAfterMs`; when there is none, initialize gets 503.
+     */
     maxSessions: 10_000,
+    /**
+     * Most live sessions of one principal (token subject + client; on a server without auth, one
+     * client address, IPv6 by /64). Beyond it the principal's least recently used idle session is
+     * ended; 429 when all of them are busy. A real client holds a handful; 9,999 initialize calls
+     * from one token must not fill the process-wide table and lock everyone else out.
+     */
+    maxSessionsPerPrincipal: 32,
+    /**
+     * At the process-wide cap, a session idle (no request, no open stream) for this long (ms) may
+     * be ended to make room for a new one; fresh and busy sessions never are. 1 minute.
+     */
+    evictIdleAfterMs: 60_000,
     /** Keep-alive comment interval (ms) on idle SSE streams, below common proxy idle timeouts. */
     keepAliveMs: 15_000,
     /** SSE `retry:` (ms) sent to clients: how long to wait before reconnecting a dropped stream. */

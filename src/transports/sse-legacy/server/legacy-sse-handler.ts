@@ -9,6 +9,8 @@ import { OriginPolicy } from '../../http/origin-policy.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
+import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
+import { sessionOwner } from '../../http/session-owner.js'
 import { LegacySseTransport } from './legacy-sse-transport.js'
 
 const ACCEPT_STREAM = acceptRequirement(['text/event-stream'])
@@ -21,6 +23,12 @@ export interface LegacySseOptions {
   maxBodyBytes?: number
   keepAliveMs?: number
   maxSessions?: number
+  /** Most live sessions of one principal (or, without auth, one client address). */
+  maxSessionsPerPrincipal?: number
+}
+
+interface LegacySession extends LimitedSession {
+  transport: LegacySseTransport
 }
 
 /**
@@ -33,7 +41,8 @@ export class LegacySseHandler {
   readonly #server: McpServer
   readonly #policy: OriginPolicy
   readonly #options: Required<Omit<LegacySseOptions, 'allowedOrigins' | 'allowedHosts'>>
-  readonly #sessions = new Map<string, LegacySseTransport>()
+  readonly #sessions = new Map<string, LegacySession>()
+  readonly #limits: SessionLimits<LegacySession>
 
   constructor(server: McpServer, options: LegacySseOptions) {
     this.#server = server
@@ -43,7 +52,9 @@ export class LegacySseHandler {
       maxBodyBytes: options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes,
       keepAliveMs: options.keepAliveMs ?? defaults.streamableHttp.keepAliveMs,
       maxSessions: options.maxSessions ?? defaults.streamableHttp.maxSessions,
+      maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? defaults.streamableHttp.maxSessionsPerPrincipal,
     }
+    this.#limits = new SessionLimits({ maxSessions: this.#options.maxSessions, maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal, minIdleMs: defaults.streamableHttp.evictIdleAfterMs })
   }
 
   /** GET on the SSE path: open a session. */
@@ -52,15 +63,20 @@ export class LegacySseHandler {
       this.#policy.check(header(req.headers, 'host'), header(req.headers, 'origin'))
       if (req.method !== 'GET') throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: 'GET' } })
       requireAccept(req.headers, ACCEPT_STREAM)
-      if (this.#sessions.size >= this.#options.maxSessions) throw new HttpError(503, 'Service Unavailable: too many sessions')
+      const owner = sessionOwner(req)
+      this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
       const sessionId = randomUUID()
       const writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, flush: true })
       const transport = new LegacySseTransport(sessionId, writer)
-      this.#sessions.set(sessionId, transport)
+      // The stream is the session: it is never "busy" for eviction; the least recently used goes first.
+      const entry: LegacySession = { transport, owner, lastSeen: Date.now(), busy: false, close: () => void transport.close() }
+      this.#sessions.set(sessionId, entry)
+      this.#limits.added(entry)
       const session = await this.#server.connect(transport)
       const previous = session.onclose
       session.onclose = () => {
         previous?.()
+        this.#limits.removed(entry)
         this.#sessions.delete(sessionId)
       }
       writer.event(`${this.#options.messagesPath}?sessionId=${encodeURIComponent(sessionId)}`, undefined, 'endpoint')
@@ -77,8 +93,11 @@ export class LegacySseHandler {
       requireJsonContentType(req.headers)
       const sessionId = new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId')
       if (sessionId === null) throw new HttpError(400, 'Bad Request: sessionId query parameter is required')
-      const transport = this.#sessions.get(sessionId)
-      if (transport === undefined) throw new HttpError(404, 'Not Found: unknown or ended session')
+      const entry = this.#sessions.get(sessionId)
+      // Another principal's session answers as if it did not exist.
+      if (entry === undefined || entry.owner !== sessionOwner(req)) throw new HttpError(404, 'Not Found: unknown or ended session')
+      entry.lastSeen = Date.now()
+      const transport = entry.transport
       const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
       const extra = requestExtra(req)
       res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted')
@@ -89,6 +108,6 @@ export class LegacySseHandler {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.#sessions.values()].map((t) => t.close()))
+    await Promise.all([...this.#sessions.values()].map((entry) => entry.transport.close()))
   }
 }

@@ -6,6 +6,8 @@ export interface SessionState {
   protocolVersion: string
   clientCapabilities: ClientCapabilities
   clientInfo?: Implementation | undefined
+  /** Who opened it (see `sessionOwner`): nobody else may use it, in any process. */
+  owner: string
   createdAt: number
 }
 

@@ -15,6 +15,8 @@ import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../http/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
+import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
+import { sessionOwner } from '../../http/session-owner.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
 import { InMemorySessionStore, type SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
@@ -31,6 +33,8 @@ export interface StreamableHttpOptions {
   maxBodyBytes?: number
   sessionIdleMs?: number
   maxSessions?: number
+  /** Most live sessions of one principal (or, without auth, one client address). */
+  maxSessionsPerPrincipal?: number
   keepAliveMs?: number
   retryMs?: number
   /** Hosts accepted in the Host header (and, by default, in Origin). Required. */
@@ -41,10 +45,9 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore
 }
 
-interface LiveSession {
+interface LiveSession extends LimitedSession {
   session: ServerSession
   transport: SessionTransport
-  lastSeen: number
 }
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
@@ -70,6 +73,7 @@ export class StreamableHttpHandler {
   /** Stateless mode: one long-lived session per protocol version. */
   readonly #shared: SharedStatelessSessions
   readonly #sweep: NodeJS.Timeout | undefined
+  readonly #limits: SessionLimits<LiveSession>
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
@@ -80,6 +84,7 @@ export class StreamableHttpHandler {
       maxBodyBytes: d.maxBodyBytes,
       sessionIdleMs: d.sessionIdleMs,
       maxSessions: d.maxSessions,
+      maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
       keepAliveMs: d.keepAliveMs,
       retryMs: d.retryMs,
       sessionStore: new InMemorySessionStore(),
@@ -88,6 +93,7 @@ export class StreamableHttpHandler {
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
     this.#shared = new SharedStatelessSessions(server)
+    this.#limits = new SessionLimits({ maxSessions: this.#options.maxSessions, maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal, minIdleMs: defaults.streamableHttp.evictIdleAfterMs })
     if (!this.#options.stateless) {
       this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
       this.#sweep.unref()
@@ -154,13 +160,14 @@ export class StreamableHttpHandler {
     }
 
     const sessionId = header(req.headers, 'mcp-session-id')
+    const owner = sessionOwner(req)
     let live: LiveSession
     let headers: Record<string, string> = {}
     if (initialize && sessionId === undefined) {
-      live = await this.#createSession()
+      live = await this.#createSession(owner)
       headers = { 'Mcp-Session-Id': live.transport.sessionId! }
     } else {
-      live = await this.#find(sessionId)
+      live = await this.#find(sessionId, owner)
     }
     live.lastSeen = Date.now()
     refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
@@ -230,7 +237,7 @@ export class StreamableHttpHandler {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
     requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
-    const live = await this.#find(header(req.headers, 'mcp-session-id'))
+    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
     live.lastSeen = Date.now()
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
@@ -246,42 +253,57 @@ export class StreamableHttpHandler {
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
     readProtocolVersionHeader(req.headers)
-    const live = await this.#find(header(req.headers, 'mcp-session-id'))
+    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
     await live.session.close()
     res.writeHead(200).end()
   }
 
-  /** 400 without a session id, 404 for one that is unknown or ended. */
-  async #find(sessionId: string | undefined): Promise<LiveSession> {
+  /**
+   * 400 without a session id; 404 for one that is unknown, ended, or belongs to another principal
+   * (the same answer: whether an id exists is not told to whoever does not own it).
+   */
+  async #find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
     if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
-    const live = this.#sessions.get(sessionId) ?? (await this.#restore(sessionId))
-    if (live === undefined) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
+    const live = this.#sessions.get(sessionId) ?? (await this.#restore(sessionId, owner))
+    if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
     return live
   }
 
-  async #createSession(): Promise<LiveSession> {
-    if (this.#sessions.size >= this.#options.maxSessions) throw new HttpError(503, 'Service Unavailable: too many sessions')
-    return this.#adopt(randomUUID())
+  async #createSession(owner: string): Promise<LiveSession> {
+    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+    return this.#adopt(randomUUID(), owner)
   }
 
-  /** A session another process (or an earlier run) created, found in a shared store. */
-  async #restore(sessionId: string): Promise<LiveSession | undefined> {
+  /** A session another process (or an earlier run) created, found in a shared store; only for its owner. */
+  async #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
     const state = await this.#options.sessionStore.get(sessionId)
-    if (state === undefined) return undefined
-    const live = await this.#adopt(sessionId)
+    if (state === undefined || state.owner !== owner) return undefined
+    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+    const live = await this.#adopt(sessionId, owner)
     live.session.restore(state)
     return live
   }
 
-  async #adopt(sessionId: string): Promise<LiveSession> {
+  async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
     const transport = new SessionTransport({ ...this.#transportOptions(sessionId), prime: () => (session.protocolVersion ?? '') >= '2025-11-25' })
     const session = this.#server.createSession()
-    const live: LiveSession = { session, transport, lastSeen: Date.now() }
+    const live: LiveSession = {
+      session,
+      transport,
+      owner,
+      lastSeen: Date.now(),
+      get busy() {
+        return transport.busy
+      },
+      close: () => void session.close(),
+    }
     ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
     this.#sessions.set(sessionId, live)
+    this.#limits.added(live)
     const previous = session.onclose
     session.onclose = () => {
       previous?.()
+      this.#limits.removed(live)
       this.#sessions.delete(sessionId)
       void this.#options.sessionStore.delete(sessionId)
       void this.#options.eventStore.dropSession(sessionId)
@@ -298,6 +320,7 @@ export class StreamableHttpHandler {
       protocolVersion: session.protocolVersion,
       clientCapabilities: session.clientCapabilities ?? {},
       clientInfo: session.clientInfo,
+      owner: live.owner,
       createdAt: Date.now(),
     })
   }
