@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { RecordStore } from '../../storage/types.js'
 import { hashPassword, verifyPassword } from './password-hash.js'
+import { usernameKey } from './username-key.js'
 
 /** A local account. `claims` are OpenID Connect claims released with the matching scopes. */
 export interface Account {
@@ -24,7 +25,7 @@ const USERNAMES = 'account-usernames'
 /** A hash to compare against when the username is unknown, so timing does not reveal which names exist. */
 let dummyHash: Promise<string> | undefined
 
-const key = (username: string): string => username.normalize('NFKC').toLowerCase()
+const key = usernameKey
 
 /** Local accounts on the record store: passwords hashed with scrypt, usernames case-insensitive. */
 export class AccountStore {

@@ -260,6 +260,45 @@ describe('rate limits', () => {
     }
   })
 
+  // Issue 13, item 5: one normalisation for the account store and the limiter; IPv6 by /64.
+  it('keeps an account locked whatever its spelling: the fullwidth form of a locked name is locked too', async () => {
+    const s = await startAuthServer({ rateLimits: { loginPerAccount: 3, loginPerAddress: 100 } })
+    try {
+      await s.as.accounts.setUser('demo', 'demo password 1')
+      const { body } = await register(s.origin, { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' })
+      const { formLogin } = await import('../../helpers/form-login.js')
+      const url = `${s.origin}/authorize?${new URLSearchParams({ client_id: String(body['client_id']), response_type: 'code', redirect_uri: 'http://127.0.0.1/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`
+      const outcome = (username: string, password: string) =>
+        formLogin(url, { username, password, redirectUri: 'http://127.0.0.1/cb' }).then(() => 'ok', (e: Error) => /unexpected (\d+)/.exec(e.message)?.[1] ?? e.message)
+      for (let i = 0; i < 3; i++) expect(await outcome('demo', 'wrong guess!')).toBe('401')
+      // The right password under another spelling of the same account is still locked out.
+      expect(await outcome('ｄｅｍｏ', 'demo password 1')).toBe('429')
+      expect(await outcome('DEMO', 'demo password 1')).toBe('429')
+    } finally {
+      await s.stop(true)
+    }
+  })
+
+  it('counts IPv6 clients of one /64 as one address', async () => {
+    const s = await startAuthServer({ trustProxy: true, rateLimits: { registrationPerAddress: 2, windowSeconds: 60 } })
+    try {
+      const from = async (address: string) =>
+        (
+          await fetch(`${s.origin}/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+            body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }),
+          })
+        ).status
+      expect(await from('2001:db8:1:2::1')).toBe(201)
+      expect(await from('2001:db8:1:2::2')).toBe(201)
+      expect(await from('2001:db8:1:2:ffff::9')).toBe(429)
+      expect(await from('2001:db8:1:3::1')).toBe(201)
+    } finally {
+      await s.stop(true)
+    }
+  })
+
   it('locks out password guessing on the login form with 429', async () => {
     const s = await startAuthServer({ rateLimits: { loginPerAccount: 3, loginPerAddress: 100 } })
     try {

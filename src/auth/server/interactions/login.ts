@@ -1,6 +1,7 @@
 import type { Context } from 'koa'
 import type { InteractionResults } from 'oidc-provider'
 import { clientAddress } from '../client-address.js'
+import { usernameKey } from '../username-key.js'
 import type { StepContext } from './context.js'
 import { showStep } from './show.js'
 
@@ -12,7 +13,7 @@ export async function loginStep(ctx: Context, step: StepContext, form: URLSearch
   if (deps.loginLimits !== undefined) {
     for (const [limiter, key] of [
       [deps.loginLimits.perAddress, clientAddress(ctx)],
-      [deps.loginLimits.perAccount, username.toLowerCase()],
+      [deps.loginLimits.perAccount, usernameKey(username)],
     ] as const) {
       const verdict = limiter.hit(key)
       if (!verdict.allowed) {
