@@ -73,6 +73,13 @@ export class TooManyRequestsError extends OAuthError {
   }
 }
 
+/** 413 invalid_request: a request body over the endpoint's limit. */
+export class PayloadTooLargeError extends OAuthError {
+  constructor(description = 'request body too large', options?: ErrorOptions) {
+    super('invalid_request', 413, description, options)
+  }
+}
+
 /** 503 temporarily_unavailable: a dependency (e.g. an upstream provider) is down. */
 export class TemporarilyUnavailableError extends OAuthError {
   constructor(description: string, options?: ErrorOptions) {

@@ -284,6 +284,11 @@ export const defaults = {
       end_session: '/session/end',
       userinfo: '/me',
     },
+    /**
+     * `Cache-Control: max-age` (seconds) of the authorization server metadata: it changes with
+     * the configuration, not per request. 5 minutes keeps a configuration change visible soon.
+     */
+    metadataMaxAgeSeconds: 300,
     /** Where the login/consent interaction lives (under the issuer). */
     interactionPath: '/interaction',
     /** Largest token request body (bytes) read to rate-limit per client; oidc-provider's own cap. */

@@ -23,6 +23,8 @@ import { providerConfiguration } from './provider-configuration.js'
 import { providerCookies } from './provider-cookies.js'
 import { RateLimiter } from './rate-limiter.js'
 import { defaultScope } from './default-scope.js'
+import { issuerHost } from './issuer-host.js'
+import { oauthErrors } from './oauth-errors.js'
 import { registeredScopeCapsClientCredentialsOnly } from './registered-scope-policy.js'
 import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
@@ -117,8 +119,10 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
 
   const cookies = providerCookies(secrets.cookieKeys)
   const stack: Middleware[] = [
+    oauthErrors(),
+    issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
     cookies.enter,
-    metadataAliases({ mountPath }),
+    metadataAliases({ mountPath, maxAgeSeconds: defaults.authServer.metadataMaxAgeSeconds }),
     defaultPathFallback({ mountPath, routes }),
     registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
     defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),

@@ -1,7 +1,8 @@
 import type { Context, Middleware, Next } from 'koa'
+import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
 import { clientAddress } from './client-address.js'
 import type { RateLimiter } from './rate-limiter.js'
-import { answerBodyTooLarge, readFormOnce } from './replayable-body.js'
+import { readFormOnce } from './replayable-body.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -44,34 +45,27 @@ function basicClientId(authorization: string): string | undefined {
 /**
  * Abuse controls on registration and token requests: per client address, and on the token
  * endpoint also per client (from the Basic header, the form's `client_id`, or a client
- * assertion's `sub`; the form is read here and replayed to oidc-provider). Past a limit the answer
- * is 429 with Retry-After and an OAuth error body.
+ * assertion's `sub`; the form is read here and replayed to oidc-provider). Past a limit it throws
+ * TooManyRequestsError (429 with Retry-After, answered by `oauthErrors`).
  */
 export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
-  function refuse(ctx: Context, retryAfterSeconds: number): void {
-    ctx.status = 429
-    ctx.set('retry-after', String(retryAfterSeconds))
-    ctx.set('cache-control', 'no-store')
-    ctx.body = { error: 'slow_down', error_description: `too many requests; retry in ${retryAfterSeconds} s` }
+  function count(limiter: RateLimiter, key: string): void {
+    const verdict = limiter.hit(key)
+    if (!verdict.allowed) throw new TooManyRequestsError(verdict.retryAfterSeconds)
   }
   return async function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next()
     if (ctx.path === options.registrationPath) {
-      const verdict = options.registrationPerAddress.hit(clientAddress(ctx))
-      if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
+      count(options.registrationPerAddress, clientAddress(ctx))
     } else if (ctx.path === options.tokenPath) {
-      const verdict = options.tokenPerAddress.hit(clientAddress(ctx))
-      if (!verdict.allowed) return refuse(ctx, verdict.retryAfterSeconds)
+      count(options.tokenPerAddress, clientAddress(ctx))
       let clientId = basicClientId(ctx.get('authorization'))
       if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
         const form = await readFormOnce(ctx, options.maxBodyBytes)
-        if (form === undefined) return answerBodyTooLarge(ctx)
+        if (form === undefined) throw new PayloadTooLargeError()
         clientId = formClientId(form)
       }
-      if (clientId !== undefined) {
-        const perClient = options.tokenPerClient.hit(clientId)
-        if (!perClient.allowed) return refuse(ctx, perClient.retryAfterSeconds)
-      }
+      if (clientId !== undefined) count(options.tokenPerClient, clientId)
     }
     await next()
   }

@@ -7,10 +7,12 @@ const WELL_KNOWN = ['/.well-known/oauth-authorization-server', '/.well-known/ope
  * the same `issuer`: RFC 8414 §3.1 path-inserted (`/.well-known/oauth-authorization-server{path}`),
  * the OIDC path-inserted variant MCP 2025-11-25 lists, and — for 2025-03-26 clients that use the
  * authorization base URL — the origin root. The provider itself answers the appended forms
- * (`{path}/.well-known/…`).
+ * (`{path}/.well-known/…`). Metadata answers carry `Cache-Control: public, max-age=…`.
  */
-export function metadataAliases(options: { mountPath: string }): Middleware {
+export function metadataAliases(options: { mountPath: string; maxAgeSeconds: number }): Middleware {
   const { mountPath } = options
+  const cacheControl = `public, max-age=${options.maxAgeSeconds}`
+  const served = new Set<string>(WELL_KNOWN.map((name) => `${mountPath}${name}`))
   const aliases = new Map<string, string>()
   if (mountPath !== '') {
     for (const name of WELL_KNOWN) {
@@ -22,5 +24,7 @@ export function metadataAliases(options: { mountPath: string }): Middleware {
     const target = aliases.get(ctx.path)
     if (target !== undefined && (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS')) ctx.path = target
     await next()
+    // Metadata changes with the configuration, not per request: clients and caches may keep it a while.
+    if (ctx.status === 200 && served.has(ctx.path)) ctx.set('cache-control', cacheControl)
   }
 }

@@ -37,8 +37,7 @@ const forms = new WeakMap<object, URLSearchParams | null>()
 /**
  * The form of a token or introspection request, read once per request however many of our
  * middleware look at it (the rate limiter, the upstream guard), and replayed to oidc-provider.
- * Undefined past `limit` bytes: the stream is spent then, so the caller answers with
- * {@link answerBodyTooLarge}.
+ * Undefined past `limit` bytes: the stream is spent then, so the caller throws PayloadTooLargeError.
  */
 export async function readFormOnce(ctx: Context, limit: number): Promise<URLSearchParams | undefined> {
   if (forms.has(ctx)) return forms.get(ctx) ?? undefined
@@ -51,10 +50,4 @@ export async function readFormOnce(ctx: Context, limit: number): Promise<URLSear
   const form = new URLSearchParams(read.body.toString('utf8'))
   forms.set(ctx, form)
   return form
-}
-
-/** 413 in the OAuth error format. */
-export function answerBodyTooLarge(ctx: Context): void {
-  ctx.status = 413
-  ctx.body = { error: 'invalid_request', error_description: 'request body too large' }
 }

@@ -2,7 +2,8 @@ import type { Context, Middleware, Next } from 'koa'
 import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { UpstreamSessions } from '../delegation/upstream-login.js'
-import { answerBodyTooLarge, readFormOnce } from './replayable-body.js'
+import { readFormOnce } from './replayable-body.js'
+import { PayloadTooLargeError } from '../errors.js'
 
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
 
@@ -48,7 +49,7 @@ export function upstreamGuard(options: {
       return next()
     }
     const form = await readFormOnce(ctx, options.maxBodyBytes)
-    if (form === undefined) return answerBodyTooLarge(ctx)
+    if (form === undefined) throw new PayloadTooLargeError()
     if (ctx.path === options.tokenPath) {
       const refreshToken = form.get('grant_type') === 'refresh_token' ? form.get('refresh_token') : null
       const grantId = refreshToken === null ? undefined : await grantOf(refreshToken, ['RefreshToken'])
