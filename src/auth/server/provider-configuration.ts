@@ -77,7 +77,25 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // Our page, not oidc-provider's: no external font, CSP and frame-ancestors 'none' (no
+        // framing a sign-out button), and signing out takes the user's click.
+        logoutSource(ctx: KoaContextWithOIDC, form: string) {
+          ctx.set(PAGE_HEADERS)
+          ctx.type = 'html'
+          ctx.body = renderView('logout', 'Sign out', { serverHost: options.issuer.host, form })
+        },
+        postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
+          const client = ctx.oidc.client
+          ctx.set(PAGE_HEADERS)
+          ctx.type = 'html'
+          ctx.body = renderView('logged-out', 'Signed out', {
+            serverHost: options.issuer.host,
+            clientPart: client === undefined ? '' : ` (asked by ${client.clientName ?? client.clientId})`,
+          })
+        },
+      },
       clientIdMetadataDocument: {
         enabled: options.clientIdMetadataDocuments.enabled,
         ack: 'draft-02',

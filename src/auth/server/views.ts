@@ -20,17 +20,21 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
+/**
+ * One pass over the template: a value is inserted once and never scanned again, so text such as
+ * `{{csrf}}` in a client name shows as text instead of being filled in.
+ */
 function fill(text: string, values: Record<string, unknown>): string {
-  return text
-    .replace(/\{\{\{(\w+)\}\}\}/g, (_m, key: string) => String(values[key] ?? ''))
-    .replace(/\{\{(\w+)\}\}/g, (_m, key: string) => escapeHtml(values[key]))
+  return text.replace(/\{\{\{(\w+)\}\}\}|\{\{(\w+)\}\}/g, (_m, raw: string | undefined, escaped: string | undefined) =>
+    raw !== undefined ? String(values[raw] ?? '') : escapeHtml(values[escaped!]),
+  )
 }
 
 /**
  * Renders `views/<name>.html` inside `views/layout.html`. `{{x}}` is escaped; `{{{x}}}` takes a
  * fragment the caller built from escaped parts.
  */
-export function renderView(name: 'login' | 'consent' | 'error', title: string, values: Record<string, unknown>): string {
+export function renderView(name: 'login' | 'consent' | 'error' | 'logout' | 'logged-out', title: string, values: Record<string, unknown>): string {
   const body = fill(template(name), values)
   return fill(template('layout'), { title, serverName: values['serverName'] ?? 'mcp-auth', body })
 }
