@@ -289,6 +289,11 @@ export const defaults = {
      * the configuration, not per request. 5 minutes keeps a configuration change visible soon.
      */
     metadataMaxAgeSeconds: 300,
+    /**
+     * Allowed clock skew (seconds) for times in tokens and assertions the authorization server
+     * checks (oidc-provider's `clockTolerance`, client assertions' `iat`).
+     */
+    clockToleranceSeconds: 5,
     /** Where the login/consent interaction lives (under the issuer). */
     interactionPath: '/interaction',
     /** Largest token request body (bytes) read to rate-limit per client; oidc-provider's own cap. */

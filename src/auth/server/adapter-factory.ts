@@ -4,6 +4,23 @@ import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
 
+/**
+ * Authorization codes looked up by a token request, per request: when the request fails (wrong
+ * verifier, client or redirect_uri), `burnFailedCodes` destroys the code, so it cannot be tried again.
+ */
+export const redeemedCodes = new WeakMap<object, string>()
+
+function codeAdapter(inner: OidcAdapter): OidcAdapter {
+  return {
+    ...bind(inner),
+    async find(id) {
+      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
+      if (ctx?.oidc?.route === 'token') redeemedCodes.set(ctx, id)
+      return inner.find(id)
+    },
+  }
+}
+
 export interface AdapterFactoryOptions {
   /** Encrypts client secrets at rest. */
   box: SecretBox
@@ -157,7 +174,9 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
           ? clientAdapter(inner, options.box)
           : name === 'RefreshToken'
             ? refreshTokenAdapter(inner, stored, options.reuseGraceSeconds, now)
-            : bind(inner)
+            : name === 'AuthorizationCode'
+              ? codeAdapter(inner)
+              : bind(inner)
       cache.set(name, adapter)
     }
     return adapter

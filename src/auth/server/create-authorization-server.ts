@@ -23,6 +23,9 @@ import { providerConfiguration } from './provider-configuration.js'
 import { providerCookies } from './provider-cookies.js'
 import { RateLimiter } from './rate-limiter.js'
 import { defaultScope } from './default-scope.js'
+import { burnFailedCodes } from './burn-failed-codes.js'
+import { bindClientSecretMethod } from './client-auth-method.js'
+import { refuseFutureAssertions } from './future-assertions.js'
 import { issuerHost } from './issuer-host.js'
 import { oauthErrors } from './oauth-errors.js'
 import { registeredScopeCapsClientCredentialsOnly } from './registered-scope-policy.js'
@@ -95,6 +98,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
   registeredScopeCapsClientCredentialsOnly(provider)
+  bindClientSecretMethod(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {
     await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {
@@ -179,6 +183,12 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
         ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } }
         : {}),
     }),
+    refuseFutureAssertions({
+      paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),
+      clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
+      maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
+    }),
+    burnFailedCodes(new Adapter('AuthorizationCode')),
     mount(mountPath === '' ? '/' : mountPath, provider),
     cookies.leave,
   )

@@ -213,7 +213,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
         description: out['error_description'] ?? 'The request could not be completed.',
       })
     },
-    clockTolerance: 5,
+    clockTolerance: a.clockToleranceSeconds,
   }
 }
 

@@ -231,7 +231,7 @@ describe('code replay, revocation and introspection', () => {
     const confidential = await oidc.dynamicClientRegistration(
       new URL(s.issuer),
       { redirect_uris: ['https://app.example/callback'], token_endpoint_auth_method: 'client_secret_basic' },
-      undefined,
+      oidc.ClientSecretBasic(),
       insecure,
     )
     const { callback, verifier, state } = await authorize(confidential, { redirectUri: 'https://app.example/callback' })

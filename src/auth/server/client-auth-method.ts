@@ -1,0 +1,22 @@
+import Provider, { errors } from 'oidc-provider'
+import type { KoaContextWithOIDC } from 'oidc-provider'
+
+/**
+ * oidc-provider accepts a client secret in the Basic header or in the form whichever the client
+ * registered. We hold a client to its registered `token_endpoint_auth_method`: a
+ * `client_secret_basic` client cannot authenticate with `client_secret_post` and the other way
+ * round (RFC 7591 §2: the method is part of the registration).
+ */
+export function bindClientSecretMethod(provider: Provider): void {
+  const prototype = (provider.Client as unknown as { prototype: { compareClientSecret(actual: string): Promise<boolean>; clientAuthMethod: string } }).prototype
+  const compare = prototype.compareClientSecret
+  prototype.compareClientSecret = async function compareClientSecret(this: typeof prototype, actual: string) {
+    const method = this.clientAuthMethod
+    if (method === 'client_secret_basic' || method === 'client_secret_post') {
+      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
+      const used = /^basic /i.test(ctx?.get('authorization') ?? '') ? 'client_secret_basic' : 'client_secret_post'
+      if (used !== method) throw new errors.InvalidClientAuth(`the client must authenticate with ${method}, as registered`)
+    }
+    return compare.call(this, actual)
+  }
+}

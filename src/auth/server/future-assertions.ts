@@ -1,0 +1,36 @@
+import type { Context, Middleware, Next } from 'koa'
+import { OAuthError, PayloadTooLargeError } from '../errors.js'
+import { readFormOnce } from './replayable-body.js'
+
+/**
+ * Refuses a client assertion (RFC 7523 §3) issued in the future: oidc-provider checks `iat` only
+ * when the assertion has no `exp`, so an assertion minted ahead of time would be accepted once
+ * its time came — or at once. The form is read once and replayed (see readFormOnce).
+ */
+export function refuseFutureAssertions(options: { paths: readonly string[]; clockToleranceSeconds: number; maxBodyBytes: number; now?: () => number }): Middleware {
+  const paths = new Set(options.paths)
+  const now = options.now ?? Date.now
+  return async function refuseFutureAssertions(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method === 'POST' && paths.has(ctx.path) && ctx.get('authorization') === '' && ctx.is('application/x-www-form-urlencoded')) {
+      const form = await readFormOnce(ctx, options.maxBodyBytes)
+      if (form === undefined) throw new PayloadTooLargeError()
+      const assertion = form.get('client_assertion')
+      if (assertion !== null) {
+        const iat = issuedAt(assertion)
+        if (iat !== undefined && iat > now() / 1000 + options.clockToleranceSeconds) {
+          throw new OAuthError('invalid_client', 401, 'the client assertion was issued in the future (iat)')
+        }
+      }
+    }
+    await next()
+  }
+}
+
+function issuedAt(jwt: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown }
+    return typeof payload.iat === 'number' ? payload.iat : undefined
+  } catch {
+    return undefined
+  }
+}
