@@ -4,6 +4,7 @@ import { createJwtVerifier } from '../auth/resource/jwt-verifier.js'
 import { protectedResourceMetadataEndpoint } from '../auth/resource/metadata-endpoint.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../auth/resource/resource-uri.js'
 import type { TokenVerifier } from '../auth/resource/token-verifier.js'
+import type { RevocationCheck } from '../auth/resource/revocation-check.js'
 import { defaults } from '../config/defaults.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp-http-app.js'
@@ -18,6 +19,8 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   jwksUri?: string
   /** Another verifier (e.g. introspection for opaque tokens) instead of JWT verification. */
   verifier?: TokenVerifier
+  /** Refuse JWTs whose grant was revoked before `exp` (see `createJwtVerifier`); off by default. */
+  checkRevocation?: RevocationCheck
   scopesSupported?: readonly string[]
   requiredScopes?: readonly string[]
   toolScopes?: Readonly<Record<string, readonly string[]>>
@@ -35,7 +38,12 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
   const resource = canonicalResourceUri(`${options.origin}${path}`)
   const jwt =
     options.verifier === undefined
-      ? createJwtVerifier({ issuer: options.issuer, audience: resource, jwksUri: options.jwksUri ?? `${options.issuer}/jwks` })
+      ? createJwtVerifier({
+          issuer: options.issuer,
+          audience: resource,
+          jwksUri: options.jwksUri ?? `${options.issuer}/jwks`,
+          ...(options.checkRevocation !== undefined ? { checkRevocation: options.checkRevocation } : {}),
+        })
       : undefined
   const verifier = options.verifier ?? jwt!
   const auth = new BearerAuth({
@@ -51,7 +59,7 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
     ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
   })
   const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
-  const { origin: _origin, issuer: _issuer, jwksUri: _jwksUri, verifier: _verifier, scopesSupported: _s, requiredScopes: _r, toolScopes: _t, resourceName: _n, ...httpOptions } = options
+  const { origin: _origin, issuer: _issuer, jwksUri: _jwksUri, verifier: _verifier, checkRevocation: _c, scopesSupported: _s, requiredScopes: _r, toolScopes: _t, resourceName: _n, ...httpOptions } = options
   const app = createMcpHttpApp(server, {
     ...httpOptions,
     wrapRoute: (route) => protectMcpHandler(auth, route, { maxBodyBytes }),

@@ -60,6 +60,8 @@ export async function startProtectedStack(
     requiredScopes: ['mcp'],
     toolScopes: { admin_stats: ['mcp:admin'] },
     resourceName: 'test stack',
+    // As mcp-auth start does: the authorization server is in the same process.
+    checkRevocation: (_token, info) => as.isRevoked(info.claims),
     middleware: [as.middleware],
     ...options.mcp,
   })

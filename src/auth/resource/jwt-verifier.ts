@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import type { AuthInfo } from '../../protocol/context.js'
 import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
 import { canonicalResourceUri } from './resource-uri.js'
+import type { RevocationCheck } from './revocation-check.js'
 import { scopesOf, type TokenVerifier } from './token-verifier.js'
 
 export interface JwtVerifierOptions {
@@ -21,6 +22,12 @@ export interface JwtVerifierOptions {
   cooldownMs?: number
   /** How long (ms) a verified token is remembered, never past its `exp` (default `jwtCacheMs`; 0 turns it off). */
   cacheMs?: number
+  /**
+   * Refuse tokens whose grant was revoked before `exp` (off by default: a JWT is then valid until
+   * it expires). E.g. `introspectionRevocationCheck(…)`, or an in-process check when the
+   * authorization server runs in the same process. Runs on every request, cache hits included.
+   */
+  checkRevocation?: RevocationCheck
   now?: () => number
 }
 
@@ -67,41 +74,48 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
   const cacheMs = options.cacheMs ?? r.jwtCacheMs
   const now = options.now ?? Date.now
   const verified = new Map<string, { info: AuthInfo; until: number }>()
+  const checkRevocation = options.checkRevocation
+  const verify = async (token: string): Promise<AuthInfo> => {
+    const hit = verified.get(token)
+    if (hit !== undefined) {
+      // A copy: a handler that edits its authInfo must not change what the next request sees.
+      if (hit.until > now()) return { ...hit.info, scopes: [...hit.info.scopes] }
+      verified.delete(token)
+    }
+    let payload
+    try {
+      ;({ payload } = await jwtVerify(token, keys, verifyOptions))
+    } catch (error) {
+      // Keys that cannot be fetched are our problem, not the token's: no re-login for that.
+      if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
+        throw new TemporarilyUnavailableError("the authorization server's keys could not be fetched", { cause: error })
+      }
+      throw new InvalidTokenError(describe(error), { cause: error })
+    }
+    const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : ''
+    const info: AuthInfo = {
+      token,
+      clientId,
+      scopes: scopesOf(payload),
+      ...(payload.sub !== undefined ? { subject: payload.sub } : {}),
+      ...(payload.aud !== undefined ? { audience: payload.aud } : {}),
+      ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}),
+      claims: payload,
+    }
+    // jwtVerify required exp; remember the result until then at most.
+    const until = Math.min(now() + cacheMs, (payload.exp ?? 0) * 1000)
+    if (cacheMs > 0 && until > now()) {
+      if (verified.size >= r.jwtCacheEntries) verified.delete(verified.keys().next().value!)
+      verified.set(token, { info, until })
+    }
+    return info
+  }
+  if (checkRevocation === undefined) return { warm, verify }
   return {
     warm,
     async verify(token: string): Promise<AuthInfo> {
-      const hit = verified.get(token)
-      if (hit !== undefined) {
-        // A copy: a handler that edits its authInfo must not change what the next request sees.
-        if (hit.until > now()) return { ...hit.info, scopes: [...hit.info.scopes] }
-        verified.delete(token)
-      }
-      let payload
-      try {
-        ;({ payload } = await jwtVerify(token, keys, verifyOptions))
-      } catch (error) {
-        // Keys that cannot be fetched are our problem, not the token's: no re-login for that.
-        if (error instanceof joseErrors.JWKSTimeout || !(error instanceof joseErrors.JOSEError)) {
-          throw new TemporarilyUnavailableError("the authorization server's keys could not be fetched", { cause: error })
-        }
-        throw new InvalidTokenError(describe(error), { cause: error })
-      }
-      const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : ''
-      const info: AuthInfo = {
-        token,
-        clientId,
-        scopes: scopesOf(payload),
-        ...(payload.sub !== undefined ? { subject: payload.sub } : {}),
-        ...(payload.aud !== undefined ? { audience: payload.aud } : {}),
-        ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}),
-        claims: payload,
-      }
-      // jwtVerify required exp; remember the result until then at most.
-      const until = Math.min(now() + cacheMs, (payload.exp ?? 0) * 1000)
-      if (cacheMs > 0 && until > now()) {
-        if (verified.size >= r.jwtCacheEntries) verified.delete(verified.keys().next().value!)
-        verified.set(token, { info, until })
-      }
+      const info = await verify(token)
+      if (await checkRevocation(token, info)) throw new InvalidTokenError('the access token was revoked')
       return info
     },
   }

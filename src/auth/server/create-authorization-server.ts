@@ -24,6 +24,8 @@ import { providerCookies } from './provider-cookies.js'
 import { RateLimiter } from './rate-limiter.js'
 import { defaultScope } from './default-scope.js'
 import { burnFailedCodes } from './burn-failed-codes.js'
+import { GrantRevocations } from './grant-revocations.js'
+import { jwtIntrospection } from './jwt-introspection.js'
 import { bindClientSecretMethod } from './client-auth-method.js'
 import { refuseFutureAssertions } from './future-assertions.js'
 import { issuerHost } from './issuer-host.js'
@@ -34,7 +36,7 @@ import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
 import { registrationCors } from './registration-cors.js'
 import { SecretBox } from './secret-box.js'
 import { loadServerSecrets } from './server-secrets.js'
-import { loadSigningKeys } from './signing-keys.js'
+import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
@@ -47,6 +49,11 @@ export interface AuthorizationServer {
   readonly middleware: Middleware
   /** A Koa app with only the authorization server in it. */
   readonly app: Koa
+  /**
+   * Whether a verified JWT access token of ours comes from a revoked grant (its `gid` claim): for a
+   * resource server in the same process, an O(1) in-memory check (`checkRevocation`).
+   */
+  isRevoked(claims: Record<string, unknown> | undefined): boolean
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
   readonly storage: AuthStorage
@@ -83,6 +90,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   ])
   const accounts = new AccountStore(storage.records)
   const consents = new ConsentStore(storage.records)
+  const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken)
   const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
   const box = new SecretBox(secrets.dataKey)
   const Adapter = createAdapterFactory(storage, {
@@ -99,6 +107,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
   registeredScopeCapsClientCredentialsOnly(provider)
   bindClientSecretMethod(provider)
+  revocations.listen(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {
     await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {
@@ -189,6 +198,13 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
     }),
     burnFailedCodes(new Adapter('AuthorizationCode')),
+    jwtIntrospection({
+      path: `${mountPath}${routes.introspection}`,
+      issuer: provider.issuer,
+      jwks: { keys: jwks.keys.map(publicJwk) },
+      revocations,
+      clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
+    }),
     mount(mountPath === '' ? '/' : mountPath, provider),
     cookies.leave,
   )
@@ -216,6 +232,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       await clientAdapter.upsert(clientId, client)
       return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
     },
+    isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
     sweepUnusedClients: () => sweeper.sweep(),
     async close() {
       sweeper.stop()

@@ -6,6 +6,7 @@ import type { AccountStore } from './account-store.js'
 import type { ConsentStore } from './consent-store.js'
 import type { ResolvedOptions } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
+import { grantDigest } from './grant-revocations.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { PAGE_HEADERS, renderView } from './views.js'
@@ -193,6 +194,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     },
     issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
+    // Lets a revoked grant reach its JWT access tokens (see GrantRevocations).
+    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' && typeof token.grantId === 'string' ? { gid: grantDigest(token.grantId) } : undefined),
     rotateRefreshToken: true,
     expiresWithSession: () => false,
     ttl: {

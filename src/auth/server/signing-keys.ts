@@ -89,3 +89,9 @@ export async function rotateSigningKeys(
   await writePrivateFile(path, JSON.stringify(stored, null, 2))
   return fresh.map((key) => key.kid)
 }
+
+/** The public half of a signing key, as the JWKS endpoint publishes it. */
+export function publicJwk(jwk: PrivateJwk): JWK {
+  const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, oth: _oth, k: _k, ...publicPart } = jwk
+  return publicPart
+}

@@ -95,6 +95,8 @@ Options:
       requiredScopes: [...m.requiredScopes],
       toolScopes: m.toolScopes,
       resourceName: 'mcp-auth demo server',
+      // Same process as the authorization server: a revoked grant's JWTs are refused at once.
+      checkRevocation: (_token, info) => as.isRevoked(info.claims),
       middleware: [as.middleware],
     })
     handler = mcp.handler
