@@ -340,6 +340,16 @@ export const defaults = {
     host: '127.0.0.1',
     /** Port servers listen on; 0 asks the OS for an ephemeral port. */
     port: 0,
+    /** Time (ms) a client has to send its request headers before the connection is closed. */
+    headersTimeoutMs: 10_000,
+    /**
+     * Time (ms) a client has to send its whole request, body included (408, then closed). 4 MiB,
+     * the largest MCP body, takes under 30 s on any link worth serving; a trickling client cannot
+     * hold a connection longer. Responses (SSE) are not limited by it.
+     */
+    requestTimeoutMs: 30_000,
+    /** How often (ms) node:http checks those two timeouts (its default, 30 s, would double them). */
+    connectionsCheckingIntervalMs: 1_000,
   },
 } as const
 

@@ -25,7 +25,7 @@ function batchOf<T>(data: T): Batch<T> {
  * writes are group-committed (one write in flight, one pending snapshot), and a `write()` resolves
  * only once a file holding its data is durable, so callers may acknowledge to clients right after.
  *
- * A file that does not parse is refused, never overwritten.
+ * A file that does not parse, or holds `null`, is refused, never overwritten.
  *
  * @example
  * import { Low } from 'lowdb'
@@ -53,10 +53,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
       throw error
     }
+    let data: T | null
     try {
-      const data = JSON.parse(text) as T
-      this.#corrupt = undefined
-      return data
+      data = JSON.parse(text) as T | null
     } catch (error) {
       this.#corrupt = new Error(
         `storage file ${this.#file} is corrupt (not valid JSON); refusing to use or overwrite it: restore it from a backup or move it away`,
@@ -64,6 +63,14 @@ export class DurableJsonFile<T> implements Adapter<T> {
       )
       throw this.#corrupt
     }
+    // lowdb reads null as "no file yet" and would start empty over the top of it: a file holding
+    // null (or nothing) is damage, not a fresh store.
+    if (data === null) {
+      this.#corrupt = new Error(`storage file ${this.#file} holds no data (null); refusing to start empty over it: restore it from a backup or move it away`)
+      throw this.#corrupt
+    }
+    this.#corrupt = undefined
+    return data
   }
 
   /** Resolves once a write that includes `data` (or a later snapshot) is durable on disk. */

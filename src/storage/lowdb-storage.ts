@@ -3,7 +3,7 @@ import { Low } from 'lowdb'
 import { defaults } from '../config/defaults.js'
 import { DurableJsonFile } from './durable-json-file.js'
 import { acquireFileLock } from './file-lock.js'
-import { ensurePrivateDir } from './private-file.js'
+import { ensurePrivateDir, removeStaleTempFiles } from './private-file.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from './types.js'
 
 /** The file format this build reads and writes. */
@@ -263,6 +263,10 @@ export async function createLowdbStorage(options: LowdbStorageOptions): Promise<
   const interval = checkInterval(options.sweepIntervalMs ?? defaults.storage.sweepIntervalMs)
   await ensurePrivateDir(dirname(options.file))
   const lock = acquireFileLock(options.file)
+  await removeStaleTempFiles(options.file).catch((error: unknown) => {
+    lock.release()
+    throw error
+  })
   const db = new Low<StoreFile>(new DurableJsonFile<StoreFile>(options.file), { version: VERSION, models: {}, records: {} })
   let data: StoreFile
   try {

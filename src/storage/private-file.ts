@@ -1,10 +1,37 @@
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, basename } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
-/** Creates `dir` (and parents) readable by its owner only. */
+/**
+ * Creates `dir` (and parents) readable by its owner only. An existing directory is checked: one
+ * owned by another user is refused (its owner could read or swap our keys), and one that group or
+ * others can reach is tightened to 0700.
+ */
 export async function ensurePrivateDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true, mode: 0o700 })
+  const info = await stat(dir)
+  if (!info.isDirectory()) throw new Error(`${dir} is not a directory`)
+  const uid = process.getuid?.()
+  if (uid !== undefined && info.uid !== uid) {
+    throw new Error(`${dir} belongs to another user (uid ${info.uid}); refusing to keep keys and tokens there: use a directory of your own`)
+  }
+  if ((info.mode & 0o077) !== 0) await chmod(dir, 0o700)
+}
+
+/**
+ * Removes temporary files a crash left behind next to `file` (writePrivateFile's
+ * `.<name>.<pid>.<random>.tmp`). Call it only while owning the file (its lock held).
+ */
+export async function removeStaleTempFiles(file: string): Promise<number> {
+  const dir = dirname(file)
+  const prefix = `.${basename(file)}.`
+  let removed = 0
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue
+    await rm(join(dir, name), { force: true })
+    removed += 1
+  }
+  return removed
 }
 
 /**

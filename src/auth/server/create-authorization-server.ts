@@ -8,7 +8,7 @@ import Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
-import { ensurePrivateDir } from '../../storage/private-file.js'
+import { ensurePrivateDir, removeStaleTempFiles } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
 import { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { upstreamGuard } from './upstream-guard.js'
@@ -84,6 +84,10 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   await ensurePrivateDir(options.dataDir)
   const ownsStorage = options.storage === undefined
   const storage = options.storage ?? (await createLowdbStorage({ file: join(options.dataDir, defaults.storage.dbFile) }))
+  if (ownsStorage) {
+    // The store's lock is ours now: temp files of an interrupted write of the key files are leftovers.
+    for (const name of [defaults.authServer.keys.secretsFile, defaults.authServer.keys.jwksFile]) await removeStaleTempFiles(join(options.dataDir, name))
+  }
   const [secrets, jwks] = await Promise.all([
     loadServerSecrets(options.dataDir),
     loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg }),

@@ -14,18 +14,32 @@ export interface ServerSecrets {
 }
 
 const fresh = (): string => randomBytes(32).toString('base64url')
+const KEY = /^[A-Za-z0-9_-]{43}$/
 
-/** Loads the server's secrets from `secrets.json` in the data directory, creating it (0600). */
+/**
+ * Loads the server's secrets from `secrets.json` in the data directory. Only a missing file is
+ * created (0600); a file that exists but lacks a secret is refused: a regenerated data key would
+ * make every sealed client secret unreadable (500 for each confidential client) and new cookie
+ * keys would sign everyone out — silently.
+ */
 export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets> {
   const path = join(dataDir, defaults.authServer.keys.secretsFile)
-  const stored = (await readJsonFile<Partial<ServerSecrets>>(path)) ?? {}
-  const secrets: ServerSecrets = {
-    cookieKeys: Array.isArray(stored.cookieKeys) && stored.cookieKeys.length > 0 ? stored.cookieKeys : [fresh()],
-    dataKey: typeof stored.dataKey === 'string' ? stored.dataKey : fresh(),
-    csrfKey: typeof stored.csrfKey === 'string' ? stored.csrfKey : fresh(),
-  }
-  if (JSON.stringify(secrets) !== JSON.stringify(stored)) {
+  const stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
+  if (stored === undefined) {
+    const secrets: ServerSecrets = { cookieKeys: [fresh()], dataKey: fresh(), csrfKey: fresh() }
     await writePrivateFile(path, JSON.stringify(secrets, null, 2))
+    return secrets
   }
-  return secrets
+  const problems: string[] = []
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) problems.push('it is not a JSON object')
+  else {
+    if (!Array.isArray(stored.cookieKeys) || stored.cookieKeys.length === 0 || !stored.cookieKeys.every((key) => typeof key === 'string' && key.length >= 32)) problems.push('cookieKeys is missing or malformed')
+    if (typeof stored.dataKey !== 'string' || !KEY.test(stored.dataKey)) problems.push('dataKey is missing or malformed')
+    if (typeof stored.csrfKey !== 'string' || !KEY.test(stored.csrfKey)) problems.push('csrfKey is missing or malformed')
+  }
+  if (problems.length > 0) {
+    throw new Error(`${path} is damaged (${problems.join('; ')}); refusing to generate new secrets over it, which would make stored client secrets unreadable: restore it from a backup`)
+  }
+  const secrets = stored as ServerSecrets
+  return { cookieKeys: secrets.cookieKeys, dataKey: secrets.dataKey, csrfKey: secrets.csrfKey }
 }

@@ -1,11 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { untilSignal } from '../serve.js'
+import { createCliServer, freePort, listenOrExplain, listeningUrl, untilSignal } from '../serve.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
@@ -51,28 +48,14 @@ Options:
     if (resources !== undefined) options.resources = resources.map((uri) => ({ uri }))
     if (values['trust-proxy'] === true) options.trustProxy = true
 
-    let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
-    const server = createServer((req, res) => {
-      if (handler !== undefined) return handler(req, res)
-      res.statusCode = 503
-      res.end()
-    })
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, host, () => resolve())
-    })
-    const address = server.address() as AddressInfo
-    const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
-    let as
-    try {
-      as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
-    } catch (error) {
-      server.close()
-      throw error
-    }
+    // Built before the port opens (see start): nothing is answered 503, and a fatal error exits.
+    const actualPort = port === 0 ? await freePort(host) : port
+    const url = listeningUrl(host, actualPort)
+    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
     as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
-    handler = as.app.callback()
+    const server = createCliServer(as.app.callback())
+    await listenOrExplain(server, actualPort, host, () => as.close())
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
     await untilSignal()
     server.closeAllConnections()

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { createMcpHttpApp } from '../../app/mcp-http-app.js'
 import { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
 import { discoverAuthorizationServer } from '../../auth/resource/discover-authorization-server.js'
@@ -7,7 +5,7 @@ import { defaults } from '../../config/defaults.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { listen, untilSignal } from '../serve.js'
+import { createCliServer, freePort, listen, listenOrExplain, listeningUrl, untilSignal } from '../serve.js'
 
 export const demoServerCommand: Command = {
   name: 'demo-server',
@@ -109,14 +107,8 @@ async function serveProtected(
   if (options.publicUrl !== undefined && !URL.canParse(options.publicUrl)) throw new UsageError(`--public-url must be an absolute URL, got ${options.publicUrl}`)
   const metadata = await discoverAuthorizationServer(options.issuer)
   if (metadata.jwks_uri === undefined) throw new Error(`${options.issuer} publishes no jwks_uri: JWT access tokens cannot be verified`)
-  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
-  const listener = createServer((req, res) => (handler !== undefined ? handler(req, res) : void res.writeHead(503).end()))
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject)
-    listener.listen(options.port, options.host, () => resolve())
-  })
-  const address = listener.address() as AddressInfo
-  const listening = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`
+  const port = options.port === 0 ? await freePort(options.host) : options.port
+  const listening = listeningUrl(options.host, port)
   const origin = new URL(options.publicUrl ?? listening).origin
   const http = createProtectedMcpApp(server, {
     host: options.host,
@@ -131,7 +123,8 @@ async function serveProtected(
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   })
   await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
-  handler = http.handler
+  const listener = createCliServer(http.handler)
+  await listenOrExplain(listener, port, options.host, () => http.close())
   process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
   await untilSignal()
   await http.close()

@@ -1,25 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { LOOPBACK_HOSTS } from '../../transports/http/origin-policy.js'
 import { parsePort, type Command } from '../command.js'
-import { untilSignal } from '../serve.js'
+import { createCliServer, freePort, listenOn, listenOrExplain, untilSignal } from '../serve.js'
 
 const m = defaults.mainJob
-
-function listenOn(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-}
 
 export const startCommand: Command = {
   name: 'start',
@@ -47,21 +35,10 @@ Options:
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const fromFile = (typeof values.config === 'string' ? await loadConfigFile(values.config) : {}) as AuthorizationServerOptions
 
-    let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined
-    const serve = (req: IncomingMessage, res: ServerResponse): void => {
-      if (handler !== undefined) return handler(req, res)
-      res.writeHead(503, { 'retry-after': '1' }).end()
-    }
-    const v4 = createServer(serve)
-    await listenOn(v4, port, '127.0.0.1')
-    const actualPort = (v4.address() as AddressInfo).port
-    // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
-    const v6 = createServer(serve)
-    const servers = [v4]
-    await listenOn(v6, actualPort, '::1').then(
-      () => servers.push(v6),
-      () => undefined,
-    )
+    // Everything is built before the port opens: no request is ever answered 503 while starting,
+    // and a fatal start-up error (a corrupt store, a bad configuration) leaves nothing listening,
+    // so the process exits with the message and a non-zero code.
+    const actualPort = port === 0 ? await freePort('127.0.0.1') : port
     const origin = `http://${m.publicHost}:${actualPort}`
 
     const { createAuthorizationServer } = await import('../../auth/server/create-authorization-server.js')
@@ -99,8 +76,20 @@ Options:
       checkRevocation: (_token, info) => as.isRevoked(info.claims),
       middleware: [as.middleware],
     })
-    handler = mcp.handler
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
+
+    const v4 = createCliServer(mcp.handler)
+    await listenOrExplain(v4, actualPort, '127.0.0.1', async () => {
+      await mcp.close()
+      await as.close()
+    })
+    // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
+    const v6 = createCliServer(mcp.handler)
+    const servers = [v4]
+    await listenOn(v6, actualPort, '::1').then(
+      () => servers.push(v6),
+      () => undefined,
+    )
 
     process.stdout.write(`listening on ${origin}\n`)
     process.stdout.write(
