@@ -231,8 +231,22 @@ export const defaults = {
        * this many seconds are deleted. 7 days.
        */
       unusedClientTtlSeconds: 7 * 24 * 60 * 60,
-      /** Largest registration request body (bytes). */
-      maxBodyBytes: 64 * 1024,
+      /**
+       * Largest registration request body (bytes); larger ones get 413. An MCP client registers
+       * in under 1 KiB; 8 KiB leaves room for a JWKS and bounds what one registration can store.
+       */
+      maxBodyBytes: 8 * 1024,
+      /** Longest string in client metadata (characters): URIs, names, keys. */
+      maxMetadataString: 2_000,
+      /** Most entries of a list in client metadata (redirect_uris, contacts, grant_types, jwks keys…). */
+      maxMetadataList: 10,
+      /**
+       * Registrations not used yet (no authorization or token request) one client address may
+       * hold at once, and all addresses together: the store cannot be grown without bound by open
+       * registration. Unused ones still expire after `unusedClientTtlSeconds`.
+       */
+      maxUnusedPerAddress: 50,
+      maxUnused: 5_000,
     },
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */

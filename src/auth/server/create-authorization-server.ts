@@ -24,6 +24,7 @@ import { providerCookies } from './provider-cookies.js'
 import { RateLimiter } from './rate-limiter.js'
 import { defaultScope } from './default-scope.js'
 import { burnFailedCodes } from './burn-failed-codes.js'
+import { registrationLimits } from './registration-limits.js'
 import { GrantRevocations } from './grant-revocations.js'
 import { jwtIntrospection } from './jwt-introspection.js'
 import { bindClientSecretMethod } from './client-auth-method.js'
@@ -142,6 +143,13 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     metadataAliases({ mountPath, maxAgeSeconds: defaults.authServer.metadataMaxAgeSeconds }),
     defaultPathFallback({ mountPath, routes }),
     registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
+    registrationLimits({
+      path: `${mountPath}${routes.registration}`,
+      maxBodyBytes: defaults.authServer.registration.maxBodyBytes,
+      unused: sweeper,
+      maxUnusedPerAddress: defaults.authServer.registration.maxUnusedPerAddress,
+      maxUnused: defaults.authServer.registration.maxUnused,
+    }),
     defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
   ]
   if (limits !== false) {

@@ -7,6 +7,7 @@ import type { ConsentStore } from './consent-store.js'
 import type { ResolvedOptions } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
 import { grantDigest } from './grant-revocations.js'
+import { metadataTooLarge } from './registration-limits.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { PAGE_HEADERS, renderView } from './views.js'
@@ -140,6 +141,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       validator(ctx, key, _value, metadata) {
         // Runs once per extra property whether present or not: apply the policies once.
         if (key !== EXTRA_CLIENT_METADATA[0]) return
+        const tooLarge = metadataTooLarge(metadata as Record<string, unknown>, { maxString: a.registration.maxMetadataString, maxList: a.registration.maxMetadataList })
+        if (tooLarge !== undefined) throw new errors.InvalidClientMetadata(tooLarge)
         clientCredentialsPolicy(ctx, metadata as Record<string, unknown>, deps.scopes)
         for (const field of ['redirect_uris', 'post_logout_redirect_uris'] as const) {
           const uris = (metadata as Record<string, unknown>)[field]
