@@ -1,10 +1,12 @@
 /**
  * mcp-auth/http: MCP over HTTP. Server side: Streamable HTTP (framework-neutral handler plus a
  * Koa adapter), the legacy 2024-11-05 HTTP+SSE pair, the stateless JSON endpoint, and an app that
- * mounts all three. Client side: Streamable HTTP and legacy SSE transports, and a connect helper
+ * mounts all three, also behind bearer tokens (`createProtectedMcpApp`). Client side: Streamable HTTP and legacy SSE transports, and a connect helper
  * that falls back from one to the other.
  */
 export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app/mcp-http-app.js'
+export { createProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
+export { protectMcpHandler } from './app/protect-mcp-handler.js'
 export {
   StreamableHttpHandler,
   streamableHttpKoa,

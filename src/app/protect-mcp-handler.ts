@@ -1,54 +1,37 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { authorizeMcpRequest } from '../auth/resource/authorize-mcp-request.js'
 import type { BearerAuth } from '../auth/resource/bearer-auth.js'
-import { mcpCorsHeaders, mcpPreflightHeaders } from '../auth/resource/cors.js'
 import type { AuthInfo } from '../protocol/context.js'
-import { readJsonBody } from '../transports/http/read-json-body.js'
 import { sendHttpError } from '../transports/http/send-http-error.js'
 
 type McpRoute = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) => Promise<void>
 
 /**
- * Puts the bearer check in front of an MCP transport handler (node:http level, so it serves the
- * raw handler and the Koa app alike): CORS preflight, token from the Authorization header only,
- * then — when tools have their own scopes — the JSON body is read once here (size-limited),
- * checked for `tools/call` scopes and handed on parsed. The auth info reaches MCP handlers as
- * `req.auth` → `RequestContext.authInfo`.
+ * The bearer check (authorizeMcpRequest) in front of an MCP transport handler, at node:http level
+ * so it serves the raw handler and the Koa app alike. The auth info reaches MCP handlers as
+ * `req.auth` → `RequestContext.authInfo`; a body read for tool scopes is handed on parsed.
  */
 export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { maxBodyBytes: number }): McpRoute {
-  return async function protectedMcp(req, res) {
-    const origin = req.headers.origin
-    if (req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
-      res.writeHead(204, mcpPreflightHeaders(origin)).end()
-      return
-    }
-    for (const [name, value] of Object.entries(mcpCorsHeaders(origin))) res.setHeader(name, value)
-    let info: AuthInfo
+  return async function protectedMcp(req, res, parsedBody) {
+    let verdict
     try {
-      info = await auth.authenticate({ method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://localhost'), headers: req.headers })
-    } catch (error) {
-      return refuse(auth, req, res, error)
-    }
-    req.auth = info
-    if (!auth.hasToolScopes || req.method !== 'POST') return route(req, res)
-    let body: unknown
-    try {
-      body = await readJsonBody(req, options.maxBodyBytes)
+      verdict = await authorizeMcpRequest(auth, req, { maxBodyBytes: options.maxBodyBytes, url: new URL(req.url ?? '/', 'http://localhost'), parsedBody })
     } catch (error) {
       sendHttpError(res, error)
       return
     }
-    try {
-      auth.checkToolCalls(info, body)
-    } catch (error) {
-      return refuse(auth, req, res, error)
+    if (verdict.kind === 'preflight') {
+      res.writeHead(204, verdict.headers).end()
+      return
     }
-    return route(req, res, body)
+    if (verdict.kind === 'refused') {
+      if (!req.complete) req.resume()
+      res.writeHead(verdict.status, { ...verdict.headers, 'content-type': 'application/json' })
+      res.end(JSON.stringify(verdict.body))
+      return
+    }
+    for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value)
+    req.auth = verdict.info
+    return route(req, res, verdict.body)
   }
-}
-
-function refuse(auth: BearerAuth, req: IncomingMessage, res: ServerResponse, error: unknown): void {
-  const answer = auth.errorResponse(error)
-  if (!req.complete) req.resume()
-  res.writeHead(answer.status, { ...answer.headers, 'content-type': 'application/json' })
-  res.end(JSON.stringify(answer.body))
 }

@@ -253,8 +253,15 @@ export const defaults = {
       enabled: true,
       /** Development only: allow documents on private, loopback and link-local addresses. */
       allowPrivateAddresses: false,
-      /** Timeout (ms) fetching one document. */
+      /**
+       * Budget (ms) of one fetch of a client-chosen URL (a document, a client's jwks_uri): name
+       * resolution, connection, TLS, headers and body together.
+       */
       fetchTimeoutMs: 2_500,
+      /** A failed fetch of a URL is not tried again for this long (seconds), nor answered slowly twice. */
+      failureCacheSeconds: 10,
+      /** Failed URLs remembered at once (oldest forgotten first). */
+      failureCacheEntries: 1_000,
       /** Largest document (bytes). */
       maxBytes: 16 * 1024,
       /** Cache bounds (seconds) around the document's HTTP cache headers. */

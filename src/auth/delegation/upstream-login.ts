@@ -87,6 +87,8 @@ export class UpstreamLogin {
               timeout: defaults.oauthClient.requestTimeoutMs / 1000,
             })
       if (isLoopbackUrl(issuer)) client.allowInsecureRequests(config)
+      // Every later request to the upstream (code exchange, refresh, userinfo, revocation) has a deadline too.
+      config.timeout = defaults.oauthClient.requestTimeoutMs / 1000
       return config
     })().catch((error: unknown) => {
       this.#config = undefined

@@ -1,6 +1,8 @@
 /**
  * `mcp-auth/resource`: protecting MCP servers with bearer tokens. Works with any standards-
- * compliant authorization server; never loads oidc-provider. Every name here is public.
+ * compliant authorization server; never loads oidc-provider, nor the MCP app layer (an MCP server
+ * on every transport behind these checks is `createProtectedMcpApp` in `mcp-auth/http`). Every
+ * name here is public.
  */
 export { BearerAuth, MissingTokenError } from './bearer-auth.js'
 export type { BearerAuthOptions, BearerRequest, BearerErrorResponse } from './bearer-auth.js'
@@ -19,9 +21,8 @@ export { bearerChallenge } from './www-authenticate.js'
 export { requireBearer } from './koa-bearer.js'
 export { discoverAuthorizationServer } from './discover-authorization-server.js'
 export type { AuthorizationServerInfo } from './discover-authorization-server.js'
-export { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
-export type { ProtectedMcpAppOptions } from '../../app/protected-mcp-app.js'
-export { protectMcpHandler } from '../../app/protect-mcp-handler.js'
+export { authorizeMcpRequest } from './authorize-mcp-request.js'
+export type { McpAuthorization } from './authorize-mcp-request.js'
 export {
   OAuthError,
   InvalidRequestError,

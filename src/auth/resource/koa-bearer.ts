@@ -1,31 +1,48 @@
 import type { Middleware } from 'koa'
+import { defaults } from '../../config/defaults.js'
+import { HttpError } from '../../net/http-error.js'
 import type { AuthInfo } from '../../protocol/context.js'
+import { authorizeMcpRequest } from './authorize-mcp-request.js'
 import type { BearerAuth } from './bearer-auth.js'
-import { mcpCorsHeaders } from './cors.js'
 
 /**
- * Koa middleware: the bearer check in front of whatever follows. The verified identity lands in
- * `ctx.state.auth` and on `ctx.req.auth` (where the MCP transports read it); a refusal is answered
- * here with its challenge.
+ * Koa middleware: the bearer check (authorizeMcpRequest: preflight, token, per-tool scopes) in
+ * front of whatever follows. The verified identity lands in `ctx.state.auth` and on
+ * `ctx.req.auth` (where the MCP transports read it); a body read for tool scopes is left parsed
+ * in `ctx.request.body` (where `streamableHttpKoa` takes it); a refusal is answered here.
  *
  * @example
- * app.use(requireBearer(new BearerAuth({ verifier, resourceMetadataUrl })))
+ * app.use(requireBearer(new BearerAuth({ verifier, resourceMetadataUrl, toolScopes: { admin_stats: ['mcp:admin'] } })))
  */
-export function requireBearer(auth: BearerAuth): Middleware {
+export function requireBearer(auth: BearerAuth, options: { maxBodyBytes?: number } = {}): Middleware {
+  const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
   return async function requireBearer(ctx, next) {
-    ctx.set(mcpCorsHeaders(ctx.get('origin') || undefined))
-    let info: AuthInfo
+    const request = ctx.request as typeof ctx.request & { body?: unknown }
+    let verdict
     try {
-      info = await auth.authenticate({ method: ctx.method, url: new URL(ctx.href), headers: ctx.headers })
+      verdict = await authorizeMcpRequest(auth, ctx.req, { maxBodyBytes, url: new URL(ctx.href), parsedBody: request.body })
     } catch (error) {
-      const answer = auth.errorResponse(error)
-      ctx.status = answer.status
-      ctx.set(answer.headers)
-      ctx.body = answer.body
+      const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal server error', { cause: error })
+      ctx.status = httpError.status
+      ctx.set(httpError.headers)
+      ctx.type = 'application/json'
+      ctx.body = httpError.body()
       return
     }
-    ctx.state['auth'] = info
-    ;(ctx.req as typeof ctx.req & { auth?: AuthInfo }).auth = info
+    if (verdict.kind === 'preflight') {
+      ctx.status = 204
+      ctx.set(verdict.headers)
+      return
+    }
+    ctx.set(verdict.headers)
+    if (verdict.kind === 'refused') {
+      ctx.status = verdict.status
+      ctx.body = verdict.body
+      return
+    }
+    ctx.state['auth'] = verdict.info
+    ;(ctx.req as typeof ctx.req & { auth?: AuthInfo }).auth = verdict.info
+    if (verdict.body !== undefined) request.body = verdict.body
     await next()
   }
 }

@@ -8,6 +8,7 @@ import type { ResolvedOptions } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
 import { grantDigest } from './grant-revocations.js'
 import { metadataTooLarge } from './registration-limits.js'
+import { guardedFetch } from '../../net/guarded-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { PAGE_HEADERS, renderView } from './views.js'
@@ -133,9 +134,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       },
     } as Configuration['features'],
     fetchResponseBodyLimits: { 'client_id metadata document': a.clientIdMetadataDocuments.maxBytes },
-    ...(options.fetch !== undefined || options.clientIdMetadataDocuments.allowPrivateAddresses
-      ? { fetch: fetchFor(options) }
-      : {}),
+    fetch: fetchFor(options),
     extraClientMetadata: {
       properties: [...EXTRA_CLIENT_METADATA],
       validator(ctx, key, _value, metadata) {
@@ -248,14 +247,37 @@ function clientCredentialsPolicy(ctx: KoaContextWithOIDC | undefined, metadata: 
 }
 
 /**
- * Fetch for client ID metadata documents. oidc-provider passes an undici dispatcher that refuses
- * private and loopback addresses; the development setting drops it (and the tests' own fetch can
- * trust a test certificate authority).
+ * Fetch for what clients point us at: client ID metadata documents and clients' `jwks_uri`.
+ * guardedFetch resolves first, refuses private and special-use addresses before connecting, and
+ * connects to the address it checked, within one time budget (oidc-provider's own dispatcher
+ * checks only after connecting). The development setting allows private addresses; a test may
+ * bring its own fetch (to trust a test CA), which keeps the same budget.
  */
 function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']> {
-  const base = options.fetch ?? ((url: string, init: RequestInit) => globalThis.fetch(url, init))
-  return ((url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
-    const { dispatcher, ...rest } = init
-    return base(String(url), options.clientIdMetadataDocuments.allowPrivateAddresses ? rest : ({ ...rest, dispatcher } as RequestInit))
+  const c = defaults.authServer.clientIdMetadataDocuments
+  const timeoutMs = c.fetchTimeoutMs
+  const allowPrivateAddresses = options.clientIdMetadataDocuments.allowPrivateAddresses
+  // oidc-provider may ask for the same failing document twice in one request; a failure is
+  // remembered briefly so one request stays within one budget and a target is not hammered.
+  const failures = new Map<string, { error: unknown; until: number }>()
+  const fetchOnce = (url: string, rest: RequestInit): Promise<Response> => {
+    if (options.fetch !== undefined && allowPrivateAddresses) {
+      const deadline = AbortSignal.timeout(timeoutMs)
+      return options.fetch(url, { ...rest, signal: rest.signal ? AbortSignal.any([rest.signal, deadline]) : deadline })
+    }
+    return guardedFetch(url, rest, { timeoutMs, allowPrivateAddresses })
+  }
+  return (async (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
+    const { dispatcher: _dispatcher, ...rest } = init
+    const key = String(url)
+    const failed = failures.get(key)
+    if (failed !== undefined && failed.until > Date.now()) throw failed.error
+    try {
+      return await fetchOnce(key, rest)
+    } catch (error) {
+      if (failures.size >= c.failureCacheEntries) failures.delete(failures.keys().next().value!)
+      failures.set(key, { error, until: Date.now() + c.failureCacheSeconds * 1000 })
+      throw error
+    }
   }) as unknown as NonNullable<Configuration['fetch']>
 }

@@ -2,7 +2,7 @@ import { defaults } from '../../config/defaults.js'
 import type { IncomingHttpHeaders } from 'node:http'
 import { parse as parseContentType } from 'content-type'
 import { isSupportedProtocolVersion } from '../../schema/versions.js'
-import { HttpError } from './http-error.js'
+import { HttpError } from '../../net/http-error.js'
 
 /** One header's value as a string (the first, when repeated). */
 export function header(headers: IncomingHttpHeaders, name: string): string | undefined {

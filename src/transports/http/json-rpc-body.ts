@@ -3,7 +3,7 @@ import { ErrorCode, JsonRpcError, classifyMessage, type JsonRpcMessage, type Req
 import type { AuthInfo } from '../../protocol/context.js'
 import type { MessageExtra } from '../../protocol/transport.js'
 import { allowsBatch } from '../../schema/versions.js'
-import { HttpError } from './http-error.js'
+import { HttpError } from '../../net/http-error.js'
 
 /** A POST body checked as JSON-RPC: its messages, which are requests, and whether it was a batch. */
 export interface JsonRpcBody {

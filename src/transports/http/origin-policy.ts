@@ -1,5 +1,5 @@
 import { defaults } from '../../config/defaults.js'
-import { HttpError } from './http-error.js'
+import { HttpError } from '../../net/http-error.js'
 import { LOOPBACK_HOSTS } from '../../config/loopback-hosts.js'
 
 /**

@@ -1,4 +1,4 @@
-import { HttpError } from './http-error.js'
+import { HttpError } from '../../net/http-error.js'
 
 /** What the limits need to know of a live session. */
 export interface LimitedSession {

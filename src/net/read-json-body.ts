@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { ErrorCode } from '../../jsonrpc/index.js'
+import { ErrorCode } from '../jsonrpc/index.js'
 import { HttpError } from './http-error.js'
 
 /**

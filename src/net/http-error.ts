@@ -1,4 +1,4 @@
-import { ErrorCode } from '../../jsonrpc/index.js'
+import { ErrorCode } from '../jsonrpc/index.js'
 
 /**
  * An error of the HTTP transport surface: an HTTP status, a JSON-RPC error body (id null) and
