@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Context, Middleware, Next } from 'koa'
+import { errors } from 'oidc-provider'
 import { defaults } from '../../../config/defaults.js'
 import { readFormBody } from '../read-form-body.js'
 import { abortStep } from './abort.js'
@@ -87,9 +88,8 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
 
 /** Any failure of a step ends on the error page, with the status the error carries. */
 function failed(ctx: Context, error: unknown): void {
-  const name = (error as { name?: string }).name ?? ''
   const description =
-    error instanceof InteractionMismatch || name === 'SessionNotFound' || name === 'InvalidRequest'
+    error instanceof InteractionMismatch || error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest
       ? 'This sign-in has expired or belongs to another browser window. Start again from the application.'
       : 'The sign-in could not be completed. Start again from the application.'
   const status = (error as { status?: number }).status ?? (error instanceof InteractionMismatch ? 400 : 500)
