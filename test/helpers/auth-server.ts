@@ -22,9 +22,9 @@ export interface RunningAuthServer {
  * the port is, so the HTTP server listens first and gets its handler after.
  */
 export async function startAuthServer(
-  options: Omit<AuthorizationServerOptions, 'issuer'> & { issuerPath?: string; dataDir?: string; port?: number } = {},
+  options: Omit<AuthorizationServerOptions, 'issuer'> & { issuerPath?: string; dataDir?: string; port?: number; hostname?: string } = {},
 ): Promise<RunningAuthServer> {
-  const { issuerPath = '', port = 0, ...rest } = options
+  const { issuerPath = '', port = 0, hostname = '127.0.0.1', ...rest } = options
   const dataDir = rest.dataDir ?? (await mkdtemp(join(tmpdir(), 'mcp-auth-as-')))
   let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | undefined
   const server = createServer((req, res) => {
@@ -36,7 +36,8 @@ export async function startAuthServer(
     handler(req, res)
   })
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  // Listening on 127.0.0.1 always; `hostname: 'localhost'` gives a second host name, as a browser would see another site.
+  const origin = `http://${hostname}:${(server.address() as AddressInfo).port}`
   const as = await createAuthorizationServer({
     resources: [{ uri: `${origin}/mcp`, scopes: ['mcp', 'mcp:admin'] }],
     // Tests log in far more often than a person would; the rate-limit tests pass their own limits.

@@ -4,8 +4,8 @@
  * form and posts it back. Returns the final redirect to the client (with `code` or `error`).
  */
 export class CookieJar {
-  /** Like a browser: cookies are per name and path (and, as in browsers, not per port). */
-  readonly #cookies = new Map<string, { name: string; value: string; path: string }>()
+  /** Like a browser: cookies are per host, name and path (and, as in browsers, not per port). */
+  readonly #cookies = new Map<string, { name: string; value: string; path: string; host: string | undefined }>()
 
   store(response: Response, url?: URL): void {
     for (const line of response.headers.getSetCookie()) {
@@ -16,14 +16,16 @@ export class CookieJar {
       const pathAttribute = attributes.map((a) => a.trim()).find((a) => /^path=/i.test(a))
       const path = pathAttribute?.slice(5) ?? (url ? url.pathname.replace(/\/[^/]*$/, '') || '/' : '/')
       const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || attributes.some((a) => /^\s*max-age=0/i.test(a))
-      const key = `${name}\u0000${path}`
+      const host = url?.hostname
+      const key = `${host ?? ''}\u0000${name}\u0000${path}`
       if (expired || value === '') this.#cookies.delete(key)
-      else this.#cookies.set(key, { name, value, path })
+      else this.#cookies.set(key, { name, value, path, host })
     }
   }
 
   header(url?: URL): string {
     return [...this.#cookies.values()]
+      .filter((cookie) => url === undefined || cookie.host === undefined || cookie.host === url.hostname)
       .filter((cookie) => url === undefined || url.pathname === cookie.path || url.pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`) || cookie.path === '/')
       .map((cookie) => `${cookie.name}=${cookie.value}`)
       .join('; ')

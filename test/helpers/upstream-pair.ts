@@ -15,8 +15,11 @@ export async function startUpstreamPair(options: {
   clientAuth?: 'client_secret_basic' | 'private_key_jwt'
   /** Configure the upstream's endpoints instead of discovering them. */
   noDiscovery?: boolean
+  /** Our AS's `upstream.accountScopes`. */
+  accountScopes?: { claim: string; map: Record<string, string[]>; default?: string[] }
 }): Promise<{ upstream: RunningAuthServer; stack: ProtectedStack; upstreamUserId: string; stop(): Promise<void> }> {
-  const upstream = await startAuthServer(options.upstream ?? {})
+  // Another host name than ours (localhost vs 127.0.0.1): browsers keep the two servers' cookies apart.
+  const upstream = await startAuthServer({ hostname: 'localhost', ...options.upstream })
   const user = await upstream.as.accounts.setUser(options.user.username, options.user.password, options.user.claims ?? {})
   const secret = 'our-as-secret-0123456789'
   let privateKeyPem: string | undefined
@@ -34,6 +37,7 @@ export async function startUpstreamPair(options: {
         clientId: 'our-as',
         ...(privateKeyPem !== undefined ? { privateKeyPem, privateKeyAlg: 'ES256' } : { clientSecret: secret }),
         ...(options.scopes ? { scopes: options.scopes } : {}),
+        ...(options.accountScopes ? { accountScopes: options.accountScopes } : {}),
         ...(options.noDiscovery
           ? { endpoints: { authorization_endpoint: `${upstream.issuer}/authorize`, token_endpoint: `${upstream.issuer}/token`, jwks_uri: `${upstream.issuer}/jwks`, revocation_endpoint: `${upstream.issuer}/token/revocation` } }
           : {}),

@@ -9,17 +9,22 @@ import { startAuthServer } from '../helpers/auth-server.js'
 let listener: Server
 let port: number
 let connections = 0
+const sockets = new Set<import('node:net').Socket>()
 
 beforeAll(async () => {
   // Accepts connections and never answers: counts every TCP handshake that reaches it.
   listener = createServer((socket) => {
     connections += 1
+    sockets.add(socket)
     socket.on('error', () => undefined)
   })
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
   port = (listener.address() as AddressInfo).port
 })
-afterAll(() => new Promise<void>((resolve) => listener.close(() => resolve())))
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy()
+  await new Promise<void>((resolve) => listener.close(() => resolve()))
+})
 
 describe('guardedFetch', () => {
   it('refuses loopback targets in every spelling without connecting', async () => {

@@ -33,15 +33,19 @@ export class UpstreamLogin {
   readonly #callbackUrl: string
   readonly #records: RecordStore
   readonly #accounts: AccountStore
-  readonly #box: SecretBox
   #config: Promise<client.Configuration> | undefined
+  #sessions: UpstreamSessions | undefined
 
-  constructor(options: { upstream: UpstreamOptions; callbackUrl: string; records: RecordStore; accounts: AccountStore; box: SecretBox }) {
+  constructor(options: { upstream: UpstreamOptions; callbackUrl: string; records: RecordStore; accounts: AccountStore }) {
     this.#options = options.upstream
     this.#callbackUrl = options.callbackUrl
     this.#records = options.records
     this.#accounts = options.accounts
-    this.#box = options.box
+  }
+
+  /** Where finished logins keep their upstream tokens (UpstreamSessions attaches itself). */
+  attachSessions(sessions: UpstreamSessions): void {
+    this.#sessions = sessions
   }
 
   get issuer(): string {
@@ -174,11 +178,23 @@ export class UpstreamLogin {
     if (typeof subject !== 'string') throw new Error('the identity provider said nothing about who signed in (no sub)')
     const accountId = await this.#link(subject, claims ?? {})
     const expiresAt = typeof tokens.expires_in === 'number' ? Math.floor(Date.now() / 1000) + tokens.expires_in : undefined
-    await this.#records.put(TOKENS, accountId, {
-      issuer: this.#options.issuer,
-      sealed: this.#box.seal(JSON.stringify({ access_token: tokens.access_token, refresh_token: tokens.refresh_token, expires_at: expiresAt }), `upstream:${accountId}`),
+    await this.#sessions?.start(accountId, {
+      access_token: tokens.access_token,
+      ...(tokens.refresh_token !== undefined ? { refresh_token: tokens.refresh_token } : {}),
+      ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
     })
     return accountId
+  }
+
+  /** The account's scopes from the upstream's claims (`accountScopes`), or undefined for the resources' defaults. */
+  #accountScopes(claims: Record<string, unknown>): string[] | undefined {
+    const rule = this.#options.accountScopes
+    if (rule === undefined) return undefined
+    const value = claims[rule.claim]
+    const values = Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : typeof value === 'string' ? [value] : []
+    const matched = values.filter((entry) => Object.hasOwn(rule.map, entry)).flatMap((entry) => rule.map[entry]!)
+    if (matched.length > 0) return [...new Set(matched)]
+    return rule.default
   }
 
   async #link(subject: string, claims: Record<string, unknown>): Promise<string> {
@@ -190,10 +206,12 @@ export class UpstreamLogin {
       ...(typeof pick(names.name, 'name') === 'string' ? { name: pick(names.name, 'name') as string } : {}),
       ...(typeof pick(names.email, 'email') === 'string' ? { email: pick(names.email, 'email') as string } : {}),
     }
+    const scopes = this.#accountScopes(claims)
     if (linked !== undefined) {
       const account = await this.#accounts.findById(linked.accountId)
       if (account !== undefined) {
-        await this.#accounts.putAccount({ ...account, claims: { ...account.claims, ...mapped } })
+        const { scopes: _previous, ...rest } = account
+        await this.#accounts.putAccount({ ...rest, claims: { ...account.claims, ...mapped }, ...(scopes !== undefined ? { scopes } : {}) })
         return account.id
       }
     }
@@ -205,6 +223,7 @@ export class UpstreamLogin {
       claims: mapped,
       createdAt: Date.now(),
       upstream: { issuer: this.#options.issuer, subject },
+      ...(scopes !== undefined ? { scopes } : {}),
     })
     await this.#records.put(LINKS, key, { accountId: id })
     return id
@@ -218,73 +237,162 @@ interface UpstreamTokens {
   expires_at?: number
 }
 
+/** One upstream login: its tokens (sealed), the grants of ours that stand on it, and whether it ended. */
+interface StoredSession {
+  issuer: string
+  sealed: string
+  grants: string[]
+  ended?: boolean
+}
+
 /** Outcome of checking an upstream session before one of our grants is honoured. */
 export type UpstreamStatus = 'ok' | 'refused' | 'unavailable' | 'none'
 
+const sessionKey = (sessionId: string): string => `session:${sessionId}`
+const grantKey = (grantId: string): string => `grant:${grantId}`
+const accountKey = (accountId: string): string => `account:${accountId}`
+
 /**
- * The upstream side of our grants: which upstream session a grant came from, its refresh before
- * we honour the grant, and revocation when our grant ends.
+ * The upstream side of our grants. Each upstream login is one session, shared by every grant of
+ * ours that came from it (the account's current session at consent); every refresh of it, by any
+ * grant, updates it for all, one at a time — so no two grants ever hold an upstream refresh token
+ * the other has rotated away (which the upstream would take as reuse and revoke for everyone). An
+ * upstream refusal marks the session ended: each grant on it ends at its next use, and a new
+ * authorization for that account goes to the upstream again (see `loginNeeded`).
  */
 export class UpstreamSessions {
   readonly #login: UpstreamLogin
   readonly #records: RecordStore
   readonly #box: SecretBox
+  readonly #accounts: AccountStore
+  /** Refreshes under way, per session: concurrent callers share one. */
+  readonly #inFlight = new Map<string, Promise<UpstreamStatus>>()
 
-  constructor(login: UpstreamLogin, records: RecordStore, box: SecretBox) {
+  constructor(login: UpstreamLogin, records: RecordStore, box: SecretBox, accounts: AccountStore) {
     this.#login = login
     this.#records = records
     this.#box = box
+    this.#accounts = accounts
+    login.attachSessions(this)
   }
 
-  /** Ties the account's latest upstream session to one of our grants (at consent). */
+  /** A finished upstream login becomes the account's current upstream session. */
+  async start(accountId: string, tokens: UpstreamTokens): Promise<void> {
+    const sessionId = randomUUID()
+    await this.#records.put(TOKENS, sessionKey(sessionId), { issuer: this.#login.issuer, sealed: this.#seal(sessionId, tokens), grants: [] } satisfies StoredSession)
+    await this.#records.put(TOKENS, accountKey(accountId), { sessionId })
+  }
+
+  /** Ties one of our grants to the account's current upstream session (at consent, or at a re-login). */
   async bindGrant(accountId: string, grantId: string): Promise<void> {
-    const stored = await this.#records.get<{ issuer: string; sealed: string }>(TOKENS, accountId)
-    if (stored === undefined) return
-    const tokens = this.#box.open(stored.sealed, `upstream:${accountId}`)
-    await this.#records.put(TOKENS, `grant:${grantId}`, { issuer: stored.issuer, sealed: this.#box.seal(tokens, `upstream:grant:${grantId}`) })
+    const current = await this.#records.get<{ sessionId: string }>(TOKENS, accountKey(accountId))
+    if (current === undefined) return
+    const previous = await this.#records.get<{ sessionId: string }>(TOKENS, grantKey(grantId))
+    if (previous !== undefined && previous.sessionId !== current.sessionId) await this.#detach(grantId, previous.sessionId)
+    const session = await this.#records.get<StoredSession>(TOKENS, sessionKey(current.sessionId))
+    if (session === undefined) return
+    if (!session.grants.includes(grantId)) await this.#records.put(TOKENS, sessionKey(current.sessionId), { ...session, grants: [...session.grants, grantId] })
+    await this.#records.put(TOKENS, grantKey(grantId), { sessionId: current.sessionId })
   }
 
-  async #read(grantId: string): Promise<UpstreamTokens | undefined> {
-    const stored = await this.#records.get<{ sealed: string }>(TOKENS, `grant:${grantId}`)
-    return stored === undefined ? undefined : (JSON.parse(this.#box.open(stored.sealed, `upstream:grant:${grantId}`)) as UpstreamTokens)
-  }
-
-  async #write(grantId: string, tokens: UpstreamTokens): Promise<void> {
-    await this.#records.put(TOKENS, `grant:${grantId}`, { issuer: this.#login.issuer, sealed: this.#box.seal(JSON.stringify(tokens), `upstream:grant:${grantId}`) })
+  /**
+   * Whether an authorization for `accountId` must go to the upstream again although our browser
+   * session is alive: its current upstream session is gone, ended, or refused when refreshed.
+   * An upstream that cannot be reached does not force a login (it could not answer one either).
+   */
+  async loginNeeded(accountId: string): Promise<boolean> {
+    const current = await this.#records.get<{ sessionId: string }>(TOKENS, accountKey(accountId))
+    if (current === undefined) return (await this.#accounts.findById(accountId))?.upstream !== undefined
+    const session = await this.#records.get<StoredSession>(TOKENS, sessionKey(current.sessionId))
+    if (session === undefined || session.ended === true) return true
+    const tokens = this.#open(current.sessionId, session)
+    if (tokens.expires_at === undefined || tokens.expires_at * 1000 > Date.now()) return false
+    return (await this.#refreshSession(current.sessionId)) === 'refused'
   }
 
   /**
    * Before one of our refresh tokens is redeemed: the upstream session is refreshed with its
-   * refresh token. 'refused' (invalid_grant upstream) means our grant must end; 'unavailable'
-   * means the upstream could not be reached (nothing is changed).
+   * refresh token. 'refused' (invalid_grant upstream, or the session already ended) means our
+   * grant must end; 'unavailable' means the upstream could not be reached (nothing is changed).
    */
   async refresh(grantId: string): Promise<UpstreamStatus> {
-    const tokens = await this.#read(grantId)
-    if (tokens === undefined) return 'none'
-    if (tokens.refresh_token === undefined) {
-      return tokens.expires_at !== undefined && tokens.expires_at * 1000 <= Date.now() ? 'refused' : 'ok'
-    }
-    try {
-      const refreshed = await this.#login.refreshTokens(tokens.refresh_token)
-      await this.#write(grantId, refreshed)
-      return 'ok'
-    } catch (error) {
-      const code = (error as { error?: string }).error
-      return code === 'invalid_grant' || code === 'unauthorized_client' || code === 'invalid_client' ? 'refused' : 'unavailable'
-    }
+    const sessionId = (await this.#records.get<{ sessionId: string }>(TOKENS, grantKey(grantId)))?.sessionId
+    return sessionId === undefined ? 'none' : this.#refreshSession(sessionId)
   }
 
   /** Whether the upstream access token of a grant is still within its lifetime (no network). */
   async current(grantId: string): Promise<UpstreamStatus> {
-    const tokens = await this.#read(grantId)
-    if (tokens === undefined) return 'none'
+    const sessionId = (await this.#records.get<{ sessionId: string }>(TOKENS, grantKey(grantId)))?.sessionId
+    const session = sessionId === undefined ? undefined : await this.#records.get<StoredSession>(TOKENS, sessionKey(sessionId))
+    if (sessionId === undefined || session === undefined) return 'none'
+    if (session.ended === true) return 'refused'
+    const tokens = this.#open(sessionId, session)
     return tokens.expires_at === undefined || tokens.expires_at * 1000 > Date.now() ? 'ok' : 'refused'
   }
 
-  /** Our grant ended: revoke the upstream refresh token where the provider supports it, forget the session. */
+  /**
+   * Our grant ended: it leaves its upstream session; the last grant to leave revokes the upstream
+   * refresh token where the provider supports it (logout and revocation cascade upstream).
+   */
   async revoke(grantId: string): Promise<void> {
-    const tokens = await this.#read(grantId).catch(() => undefined)
-    await this.#records.delete(TOKENS, `grant:${grantId}`)
-    if (tokens?.refresh_token !== undefined) await this.#login.revokeToken(tokens.refresh_token).catch(() => undefined)
+    const pointer = await this.#records.get<{ sessionId: string }>(TOKENS, grantKey(grantId))
+    if (pointer === undefined) return
+    await this.#records.delete(TOKENS, grantKey(grantId))
+    await this.#detach(grantId, pointer.sessionId)
+  }
+
+  async #detach(grantId: string, sessionId: string): Promise<void> {
+    const session = await this.#records.get<StoredSession>(TOKENS, sessionKey(sessionId))
+    if (session === undefined) return
+    const grants = session.grants.filter((id) => id !== grantId)
+    if (grants.length > 0) {
+      await this.#records.put(TOKENS, sessionKey(sessionId), { ...session, grants })
+      return
+    }
+    await this.#records.delete(TOKENS, sessionKey(sessionId))
+    const tokens = this.#open(sessionId, session)
+    if (session.ended !== true && tokens.refresh_token !== undefined) await this.#login.revokeToken(tokens.refresh_token).catch(() => undefined)
+  }
+
+  #refreshSession(sessionId: string): Promise<UpstreamStatus> {
+    let running = this.#inFlight.get(sessionId)
+    if (running === undefined) {
+      running = this.#doRefresh(sessionId).finally(() => this.#inFlight.delete(sessionId))
+      this.#inFlight.set(sessionId, running)
+    }
+    return running
+  }
+
+  async #doRefresh(sessionId: string): Promise<UpstreamStatus> {
+    const session = await this.#records.get<StoredSession>(TOKENS, sessionKey(sessionId))
+    if (session === undefined) return 'none'
+    if (session.ended === true) return 'refused'
+    const tokens = this.#open(sessionId, session)
+    if (tokens.refresh_token === undefined) {
+      return tokens.expires_at !== undefined && tokens.expires_at * 1000 <= Date.now() ? this.#end(sessionId, session) : 'ok'
+    }
+    try {
+      const refreshed = await this.#login.refreshTokens(tokens.refresh_token)
+      const latest = (await this.#records.get<StoredSession>(TOKENS, sessionKey(sessionId))) ?? session
+      await this.#records.put(TOKENS, sessionKey(sessionId), { ...latest, sealed: this.#seal(sessionId, refreshed) })
+      return 'ok'
+    } catch (error) {
+      const code = (error as { error?: string }).error
+      return code === 'invalid_grant' || code === 'unauthorized_client' || code === 'invalid_client' ? this.#end(sessionId, session) : 'unavailable'
+    }
+  }
+
+  async #end(sessionId: string, session: StoredSession): Promise<'refused'> {
+    const latest = (await this.#records.get<StoredSession>(TOKENS, sessionKey(sessionId))) ?? session
+    await this.#records.put(TOKENS, sessionKey(sessionId), { ...latest, ended: true })
+    return 'refused'
+  }
+
+  #seal(sessionId: string, tokens: UpstreamTokens): string {
+    return this.#box.seal(JSON.stringify(tokens), `upstream:session:${sessionId}`)
+  }
+
+  #open(sessionId: string, session: StoredSession): UpstreamTokens {
+    return JSON.parse(this.#box.open(session.sealed, `upstream:session:${sessionId}`)) as UpstreamTokens
   }
 }

@@ -103,9 +103,11 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
   })
 
+  // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
+  let upstreamLoginNeeded: ((accountId: string) => Promise<boolean>) | undefined
   const provider = new Provider(
     options.issuer.href.replace(/\/$/, ''),
-    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents, scopes }),
+    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents, scopes, upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false) }),
   )
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
@@ -172,9 +174,9 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
           callbackUrl: `${options.issuer.href.replace(/\/$/, '')}/upstream/callback`,
           records: storage.records,
           accounts,
-          box,
         })
-  const upstreamSessions = upstreamLogin === undefined ? undefined : new UpstreamSessions(upstreamLogin, storage.records, box)
+  const upstreamSessions = upstreamLogin === undefined ? undefined : new UpstreamSessions(upstreamLogin, storage.records, box, accounts)
+  upstreamLoginNeeded = upstreamSessions === undefined ? undefined : (accountId) => upstreamSessions.loginNeeded(accountId)
   if (upstreamSessions !== undefined) {
     stack.push(
       upstreamGuard({

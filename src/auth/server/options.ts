@@ -82,6 +82,15 @@ export const authorizationServerOptionsSchema = z.strictObject({
         .optional(),
       /** Which upstream claims become the local username, name and email. */
       claims: z.strictObject({ username: z.string().optional(), name: z.string().optional(), email: z.string().optional() }).optional(),
+      /**
+       * The scopes an upstream user's account may be granted, set at every upstream login: the
+       * union of `map[value]` for each value of the claim `claim` (a string or a list, e.g.
+       * `groups`), else `default`; without this option (or with no match and no default), the
+       * resources' default scopes.
+       */
+      accountScopes: z
+        .strictObject({ claim: z.string().min(1), map: z.record(z.string(), z.array(scopeToken)), default: z.array(scopeToken).optional() })
+        .optional(),
     })
     .optional(),
   ttl: z

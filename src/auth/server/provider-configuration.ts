@@ -1,5 +1,5 @@
 import type { Configuration, KoaContextWithOIDC, ClientMetadata, Account as OidcAccount } from 'oidc-provider'
-import { errors } from 'oidc-provider'
+import { errors, interactionPolicy } from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { AccountStore } from './account-store.js'
@@ -20,6 +20,8 @@ export interface ProviderConfigurationDeps {
   accounts: AccountStore
   consents: ConsentStore
   scopes: ScopePolicy
+  /** With delegated login: whether the account must sign in at the upstream again (its upstream session ended). */
+  upstreamLoginNeeded?: (accountId: string) => Promise<boolean>
 }
 
 /** RFC 7591 metadata MCP clients send that we keep (and hang our redirect policy on). */
@@ -193,6 +195,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     },
     interactions: {
       url: (_ctx, interaction) => `${options.mountPath}${a.interactionPath}/${interaction.uid}`,
+      policy: interactionPolicyFor(deps),
     },
     issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
@@ -220,6 +223,25 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     },
     clockTolerance: a.clockToleranceSeconds,
   }
+}
+
+/**
+ * oidc-provider's prompts, plus one login check for delegated login: a live browser session is
+ * not enough when the account's upstream session has ended (revoked upstream, refused at a
+ * refresh): the user signs in at the upstream again instead of getting a grant that dies at its
+ * first refresh.
+ */
+function interactionPolicyFor(deps: ProviderConfigurationDeps): ReturnType<typeof interactionPolicy.base> {
+  const policy = interactionPolicy.base()
+  const needed = deps.upstreamLoginNeeded
+  if (needed === undefined) return policy
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('upstream_session_ended', 'the identity provider ended the session', async (ctx: KoaContextWithOIDC) => {
+      const accountId = ctx.oidc.session?.accountId
+      return accountId !== undefined && (await needed(accountId)) ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
+    }),
+  )
+  return policy
 }
 
 /**

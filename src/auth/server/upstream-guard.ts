@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { UpstreamSessions } from '../delegation/upstream-login.js'
 import { readFormOnce } from './replayable-body.js'
-import { PayloadTooLargeError } from '../errors.js'
+import { OAuthError, PayloadTooLargeError } from '../errors.js'
 
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
 
@@ -56,7 +56,10 @@ export function upstreamGuard(options: {
       if (grantId !== undefined) {
         const status = await sessions.refresh(grantId)
         if (status === 'unavailable') return unavailable(ctx)
-        if (status === 'refused') await endGrant(grantId)
+        if (status === 'refused') {
+          await endGrant(grantId)
+          throw new OAuthError('invalid_grant', 400, 'the identity provider ended the session (signed out or revoked there); sign in again')
+        }
       }
       return next()
     }

@@ -103,11 +103,11 @@ describe('delegation variants', () => {
     const account = (await pair.stack.as.accounts.list()).find((candidate) => candidate.upstream?.subject === pair.upstreamUserId)!
     const client = (await store.getClient(pair.stack.origin))!
     const ourGrant = (await new ConsentStore(pair.stack.as.storage.records).grantIdFor(account.id, client.client_id))!
-    const session = () => pair.stack.as.storage.records.get<{ sealed: string }>('upstream-tokens', `grant:${ourGrant}`)
-    const before = (await session())!.sealed
+    const session = () => pair.stack.as.storage.records.get<{ sessionId: string }>('upstream-tokens', `grant:${ourGrant}`)
+    const before = (await session())!.sessionId
     // The user logs in again (a new browser): the same client, whose consent is remembered here.
     await auth.login()
     expect(pages.filter((page) => page === 'login')).toHaveLength(2)
-    expect((await session())!.sealed).not.toBe(before)
+    expect((await session())!.sessionId).not.toBe(before)
   })
 })
