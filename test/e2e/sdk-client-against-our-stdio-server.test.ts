@@ -116,14 +116,16 @@ for (const version of ['2025-11-25', '2025-03-26']) {
     it('receives progress and cancels a running tool', async () => {
       const c = await connect(version)
       const progress: number[] = []
-      const result = await c.callTool({ name: 'slow_count', arguments: { steps: 3, delayMs: 5 } }, undefined, {
+      const result = await c.callTool({ name: 'slow_count', arguments: { steps: 3, delayMs: 50 } }, undefined, {
         onprogress: (p) => progress.push(p.progress),
       })
       expect(result.content).toEqual([{ type: 'text', text: 'counted to 3' }])
-      // the SDK client runs progress handlers a microtask late and drops them once the response
-      // is in, so the last update may be lost on its side when both arrive in one read
-      expect(progress.slice(0, 2)).toEqual([1, 2])
-      expect([[1, 2], [1, 2, 3]]).toContainEqual(progress)
+      // the SDK client runs progress handlers a microtask late and drops those still queued once
+      // the response is in: on a loaded machine the updates written just before the response can
+      // arrive in the same read as it and be lost on the SDK's side, so what it saw is a prefix
+      // of 1, 2, 3 (in order, none invented); the first one is 50 ms ahead of the response
+      expect(progress.length).toBeGreaterThanOrEqual(1)
+      expect(progress).toEqual([1, 2, 3].slice(0, progress.length))
 
       const controller = new AbortController()
       const slow = c.callTool({ name: 'slow_count', arguments: { steps: 100, delayMs: 50 } }, undefined, { signal: controller.signal })
