@@ -34,6 +34,8 @@ describe('mcp-auth start', () => {
     expect(mcp.status).toBe(401)
     expect(output()).toMatch(/Demo account\s+demo \/ password: \S+/)
     expect(output()).toContain('MCP Inspector')
+    // the resource side's signing keys come from this same server: fetched once it listens
+    expect(output()).not.toMatch(/could not preload/)
     expect((await stat(join(dir, 'mcp-auth.json'))).mode & 0o777).toBe(0o600)
   })
 

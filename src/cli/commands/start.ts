@@ -76,7 +76,6 @@ Options:
       checkRevocation: (_token, info) => as.isRevoked(info.claims),
       middleware: [as.middleware],
     })
-    await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
 
     const v4 = createCliServer(mcp.handler)
     await listenOrExplain(v4, actualPort, '127.0.0.1', async () => {
@@ -91,6 +90,8 @@ Options:
       () => undefined,
     )
 
+    // The JWKS is served by this very process: fetch it once it listens, before announcing it.
+    await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
     process.stdout.write(`listening on ${origin}\n`)
     process.stdout.write(
       [
