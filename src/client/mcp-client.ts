@@ -19,7 +19,7 @@ import type {
   Tool,
 } from '../schema/features.js'
 import { JsonSchemaValidator } from '../schema/json-schema.js'
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
+import { HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_PROTOCOL_VERSION } from '../schema/versions.js'
 import { clientEndpointOptions } from './client-endpoint-options.js'
 import { routeServerNotifications, type McpClientEvents } from './client-events.js'
 import { ClientHandlers, type ElicitationHandler, type SamplingHandler } from './client-handlers.js'
@@ -102,8 +102,8 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     const result = await initializeSession(endpoint, transport, {
       clientInfo: this.#clientInfo,
       capabilities: declared,
-      protocolVersion: this.#options.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-      supportedProtocolVersions: this.#options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
+      protocolVersion: this.#options.protocolVersion ?? LATEST_HANDSHAKE_PROTOCOL_VERSION,
+      supportedProtocolVersions: this.#options.supportedProtocolVersions ?? HANDSHAKE_PROTOCOL_VERSIONS,
       signal: options.signal,
     })
     this.#server = result

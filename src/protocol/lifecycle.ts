@@ -1,7 +1,7 @@
 import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../jsonrpc/index.js'
 import {
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
+  HANDSHAKE_PROTOCOL_VERSIONS,
+  LATEST_HANDSHAKE_PROTOCOL_VERSION,
   isSupportedProtocolVersion,
   type ProtocolVersion,
 } from '../schema/versions.js'
@@ -14,15 +14,15 @@ import { LocalError } from './errors.js'
  */
 export function negotiateProtocolVersion(
   requested: unknown,
-  supported: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS,
+  supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS,
 ): string {
-  return typeof requested === 'string' && supported.includes(requested) ? requested : (supported[0] ?? LATEST_PROTOCOL_VERSION)
+  return typeof requested === 'string' && supported.includes(requested) ? requested : (supported[0] ?? LATEST_HANDSHAKE_PROTOCOL_VERSION)
 }
 
 /** Client side: refuse a server that answered with a version we do not speak. */
 export function acceptServerProtocolVersion(
   answered: unknown,
-  supported: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS,
+  supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS,
 ): ProtocolVersion {
   if (typeof answered !== 'string' || !supported.includes(answered) || !isSupportedProtocolVersion(answered)) {
     throw new LocalError(

@@ -5,6 +5,7 @@ import type { Transport } from '../protocol/transport.js'
 import type { Implementation, ServerCapabilities } from '../schema/capabilities.js'
 import type { LoggingLevel, Prompt, Resource, ResourceTemplate } from '../schema/features.js'
 import { JsonSchemaValidator } from '../schema/json-schema.js'
+import { isStatelessRevision } from '../schema/revisions.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
 import { PromptRegistry, type GetPrompt } from './prompt-registry.js'
 import { ResourceRegistry, type Completer, type ReadResource, type Removable, type TemplateCallbacks } from './resource-registry.js'
@@ -58,10 +59,12 @@ export class McpServer {
     if (options.requestTimeoutMs !== undefined) endpointOptions.requestTimeoutMs = options.requestTimeoutMs
     if (options.resetTimeoutOnProgress !== undefined) endpointOptions.resetTimeoutOnProgress = options.resetTimeoutOnProgress
     if (options.maxTotalTimeoutMs !== undefined) endpointOptions.maxTotalTimeoutMs = options.maxTotalTimeoutMs
+    const supportedProtocolVersions = options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS
     this.#core = {
       serverInfo,
       instructions: options.instructions,
-      supportedProtocolVersions: options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS,
+      supportedProtocolVersions,
+      handshakeProtocolVersions: supportedProtocolVersions.filter((v) => !isStatelessRevision(v)),
       pageSize: options.pageSize ?? defaults.server.pageSize,
       maxCompletionValues: defaults.server.maxCompletionValues,
       endpointOptions,

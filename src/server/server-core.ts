@@ -10,6 +10,8 @@ export interface ServerCore {
   readonly serverInfo: Implementation
   readonly instructions: string | undefined
   readonly supportedProtocolVersions: readonly string[]
+  /** The supported revisions negotiated with initialize. */
+  readonly handshakeProtocolVersions: readonly string[]
   readonly pageSize: number
   readonly maxCompletionValues: number
   readonly endpointOptions: EndpointOptions

@@ -261,7 +261,7 @@ export class ServerSession {
     if (typeof params.protocolVersion !== 'string' || clientInfo === undefined || typeof clientInfo.name !== 'string' || capabilities === undefined) {
       throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo')
     }
-    this.#protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.#core.supportedProtocolVersions)
+    this.#protocolVersion = negotiateProtocolVersion(params.protocolVersion, this.#core.handshakeProtocolVersions)
     this.#clientCapabilities = capabilities as ClientCapabilities
     this.#clientInfo = clientInfo as unknown as Implementation
     this.#lifecycle.markInitializing()
