@@ -3,7 +3,7 @@ import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../src/jsonrpc/
 import { Endpoint } from '../../src/protocol/endpoint.js'
 import { LocalError } from '../../src/protocol/errors.js'
 import { ServerLifecycle, acceptServerProtocolVersion, assertPeerDeclared, negotiateProtocolVersion } from '../../src/protocol/lifecycle.js'
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../../src/schema/versions.js'
+import { HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_PROTOCOL_VERSION } from '../../src/schema/versions.js'
 import { connectToRecorder, settle } from '../helpers/endpoint-pair.js'
 
 const request = (method: string, id = 1): JsonRpcRequest => ({ jsonrpc: '2.0', id, method })
@@ -18,15 +18,19 @@ function thrownBy(fn: () => void): unknown {
 }
 
 describe('negotiateProtocolVersion', () => {
-  it.each(SUPPORTED_PROTOCOL_VERSIONS)('answers the requested version %s when it is supported', (version) => {
+  it.each(HANDSHAKE_PROTOCOL_VERSIONS)('answers the requested version %s when it is supported', (version) => {
     expect(negotiateProtocolVersion(version)).toBe(version)
   })
 
+  it('never answers 2026-07-28 at initialize: that revision has no handshake', () => {
+    expect(negotiateProtocolVersion('2026-07-28')).toBe('2025-11-25')
+  })
+
   it.each([['an unknown version', '2023-01-01'], ['a future version', '2099-12-31'], ['a number', 20251125], ['undefined', undefined]])(
-    'answers the latest version (2025-11-25) for %s',
+    'answers the latest handshake version (2025-11-25) for %s',
     (_label, requested) => {
       expect(negotiateProtocolVersion(requested)).toBe('2025-11-25')
-      expect(LATEST_PROTOCOL_VERSION).toBe('2025-11-25')
+      expect(LATEST_HANDSHAKE_PROTOCOL_VERSION).toBe('2025-11-25')
     },
   )
 
@@ -37,8 +41,8 @@ describe('negotiateProtocolVersion', () => {
 })
 
 describe('acceptServerProtocolVersion', () => {
-  it('accepts every supported version', () => {
-    for (const version of SUPPORTED_PROTOCOL_VERSIONS) expect(acceptServerProtocolVersion(version)).toBe(version)
+  it('accepts every handshake version', () => {
+    for (const version of HANDSHAKE_PROTOCOL_VERSIONS) expect(acceptServerProtocolVersion(version)).toBe(version)
   })
 
   it.each([['an unknown version', '2023-01-01'], ['a number', 2025], ['null', null], ['undefined', undefined]])(
