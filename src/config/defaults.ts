@@ -36,6 +36,28 @@ export const defaults = {
     pageSize: 100,
     /** Most values one completion/complete result may carry (MCP: at most 100). */
     maxCompletionValues: 100,
+    /**
+     * How long (ms) a multi-round request's `requestState` stays valid (2026-07-28 MRTR): long
+     * enough for a person to answer an elicitation, short enough to bound replay.
+     */
+    requestStateTtlMs: 10 * 60_000,
+    /** Largest `requestState` (characters) the server issues or accepts: bounds what a client makes us decrypt and parse. */
+    maxRequestStateBytes: 64 * 1024,
+    /** Most input rounds one request may take before it must start again (a loop guard). */
+    maxInputRounds: 16,
+    /**
+     * Caching hints on 2026-07-28 results (`ttlMs`, `cacheScope`), per registry. Safe defaults:
+     * immediately stale and private to the caller's authorization context; a server whose lists
+     * do not change per user raises them with McpServerOptions.cacheHints.
+     */
+    cacheHints: {
+      'server/discover': { ttlMs: 0, cacheScope: 'private' },
+      'tools/list': { ttlMs: 0, cacheScope: 'private' },
+      'prompts/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: 0, cacheScope: 'private' },
+      'resources/read': { ttlMs: 0, cacheScope: 'private' },
+    } as Record<string, { ttlMs: number; cacheScope: 'public' | 'private' }>,
   },
   stdio: {
     /**
@@ -86,6 +108,13 @@ export const defaults = {
      * from one token must not fill the process-wide table and lock everyone else out.
      */
     maxSessionsPerPrincipal: 32,
+    /**
+     * Most open 2026-07-28 `subscriptions/listen` streams in one process, and per principal (or
+     * client address without auth): each holds a socket and a little memory for as long as the
+     * client keeps it; the cap per principal keeps one client from taking them all.
+     */
+    maxListenStreams: 10_000,
+    maxListenStreamsPerPrincipal: 32,
     /**
      * At the process-wide cap, a session idle (no request, no open stream) for this long (ms) may
      * be ended to make room for a new one; fresh and busy sessions never are. 1 minute.

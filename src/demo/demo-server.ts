@@ -1,5 +1,6 @@
 import type { McpServerOptions } from '../server/mcp-server.js'
 import { McpServer } from '../server/mcp-server.js'
+import { registerConformanceFixtures } from './conformance-fixtures.js'
 import { registerDemoPrompts } from './demo-prompts.js'
 import { registerDemoResources } from './demo-resources.js'
 import { registerDemoTools } from './demo-tools.js'
@@ -22,5 +23,6 @@ export function createDemoServer(options: McpServerOptions = {}): McpServer {
   registerDemoTools(server)
   registerDemoResources(server)
   registerDemoPrompts(server)
+  registerConformanceFixtures(server)
   return server
 }

@@ -3,6 +3,7 @@ import type { CallToolResult } from '../schema/features.js'
 import type { JsonSchemaValidator } from '../schema/json-schema.js'
 import { reportsInputErrorsAsToolResults } from '../schema/versions.js'
 import type { ServerContext } from './context.js'
+import { InputRequired } from './stateless/input-round.js'
 import { optionalObject, requireString } from './params.js'
 import type { ToolRegistry } from './tool-registry.js'
 
@@ -35,8 +36,9 @@ export async function callTool(
   try {
     result = await entry.handler(args, context)
   } catch (error) {
-    // a JSON-RPC error is deliberate (e.g. URL elicitation required); cancellation gets no answer
-    if (error instanceof JsonRpcError || context.signal.aborted) throw error
+    // a JSON-RPC error is deliberate (e.g. URL elicitation required); a question to the client
+    // (2026-07-28) ends this run of the handler; cancellation gets no answer
+    if (error instanceof JsonRpcError || error instanceof InputRequired || context.signal.aborted) throw error
     return toolError(error instanceof Error ? error.message : String(error))
   }
 

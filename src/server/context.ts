@@ -1,5 +1,6 @@
 import type { RequestContext } from '../protocol/context.js'
 import type { RequestOptions } from '../protocol/request-options.js'
+import type { ClientCapabilities } from '../schema/capabilities.js'
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -11,20 +12,36 @@ import type {
 import type { ServerSession } from './server-session.js'
 
 /**
+ * Options of a question to the client (elicitation, sampling, roots). `key` names the question in
+ * a 2026-07-28 input-required result (MRTR); without one it is numbered in the order asked.
+ */
+export interface InputOptions extends RequestOptions {
+  key?: string
+}
+
+/**
  * What every server-side handler (tool, resource, prompt, completer) receives: the request
  * context (AbortSignal, progress, auth info) plus ways to reach the client on behalf of this
- * request. Requests made here travel on the same HTTP stream as the request being handled.
+ * request. One handler serves every revision: before 2026-07-28 `elicit`, `createMessage` and
+ * `listRoots` are requests on the same stream as the request being handled; from 2026-07-28 they
+ * become an input-required round (the client answers and retries, the handler runs again and
+ * this time gets the answers).
  */
 export interface ServerContext extends RequestContext {
-  session: ServerSession
-  /** Send `notifications/message`, filtered by the level the client set. */
+  /** The session of a handshake-era connection; undefined for a stateless (2026-07-28) request. */
+  session: ServerSession | undefined
+  /** The revision this request is served under. */
+  protocolVersion: string | undefined
+  /** What the client declared: at initialize, or in this request's `_meta` (2026-07-28). */
+  clientCapabilities: ClientCapabilities
+  /** Send `notifications/message`, filtered by the level the client set (or asked for in `_meta`). */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>
   /** sampling/createMessage: ask the client's model for a completion. */
-  createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>
+  createMessage(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>
   /** elicitation/create: ask the user for input, through the client. */
-  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>
   /** roots/list: the client's filesystem roots. */
-  listRoots(options?: RequestOptions): Promise<ListRootsResult>
+  listRoots(options?: InputOptions): Promise<ListRootsResult>
 }
 
 /**
@@ -64,6 +81,12 @@ class ServerRequestContext implements ServerContext {
   get progressToken(): RequestContext['progressToken'] {
     return this.#base.progressToken
   }
+  get protocolVersion(): string | undefined {
+    return this.session.protocolVersion
+  }
+  get clientCapabilities(): ClientCapabilities {
+    return this.session.clientCapabilities ?? {}
+  }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {
     return this.#base.sendProgress(progress, total, message)
@@ -78,19 +101,20 @@ class ServerRequestContext implements ServerContext {
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     return this.session.log(level, data, logger, { relatedRequestId: this.#base.requestId })
   }
-  createMessage(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult> {
+  createMessage(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult> {
     return this.session.createMessage(params, this.#related(options))
   }
-  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult> {
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult> {
     return this.session.elicit(params, this.#related(options))
   }
-  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+  listRoots(options?: InputOptions): Promise<ListRootsResult> {
     return this.session.listRoots(this.#related(options))
   }
 
   /** Requests made for this request travel with it (same HTTP stream, same cancellation). */
-  #related(options: RequestOptions | undefined): RequestOptions {
-    return { ...options, relatedRequestId: this.#base.requestId, signal: options?.signal ?? this.#base.signal }
+  #related(options: InputOptions | undefined): RequestOptions {
+    const { key: _key, ...rest } = options ?? {}
+    return { ...rest, relatedRequestId: this.#base.requestId, signal: options?.signal ?? this.#base.signal }
   }
 }
 

@@ -1,9 +1,9 @@
 import { defaults } from '../config/defaults.js'
-import type { JsonRpcParams } from '../jsonrpc/index.js'
+import type { JsonRpcParams, JsonRpcRequest } from '../jsonrpc/index.js'
 import type { EndpointOptions } from '../protocol/endpoint.js'
 import type { Transport } from '../protocol/transport.js'
 import type { Implementation, ServerCapabilities } from '../schema/capabilities.js'
-import type { LoggingLevel, Prompt, Resource, ResourceTemplate } from '../schema/features.js'
+import type { LoggingLevel, Prompt, Resource, ResourceTemplate, Tool } from '../schema/features.js'
 import { JsonSchemaValidator } from '../schema/json-schema.js'
 import { isStatelessRevision } from '../schema/revisions.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
@@ -11,6 +11,11 @@ import { PromptRegistry, type GetPrompt } from './prompt-registry.js'
 import { ResourceRegistry, type Completer, type ReadResource, type Removable, type TemplateCallbacks } from './resource-registry.js'
 import type { ServerCore } from './server-core.js'
 import { ServerSession } from './server-session.js'
+import { readRequestMeta, type RequestMeta } from './stateless/request-meta.js'
+import { RequestStateSealer } from './stateless/request-state.js'
+import { checkStatelessRequest, serveStatelessRequest, type CacheHint, type StatelessServer } from './stateless/serve-stateless-request.js'
+import type { StatelessIo } from './stateless/stateless-context.js'
+import { SubscriptionHub } from './stateless/subscription-hub.js'
 import { ToolRegistry, type RegisteredTool, type ToolDefinition, type ToolHandler } from './tool-registry.js'
 
 export interface McpServerOptions {
@@ -30,6 +35,15 @@ export interface McpServerOptions {
   requestTimeoutMs?: number
   resetTimeoutOnProgress?: boolean
   maxTotalTimeoutMs?: number
+  /**
+   * 32 bytes that seal multi-round `requestState` (2026-07-28). Random per process by default:
+   * give every process behind one load balancer the same key.
+   */
+  requestStateKey?: Uint8Array
+  /** How long a `requestState` stays valid (ms). */
+  requestStateTtlMs?: number
+  /** Caching hints (`ttlMs`, `cacheScope`) per method on 2026-07-28 results, over the defaults. */
+  cacheHints?: Partial<Record<'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read', CacheHint>>
 }
 
 /**
@@ -48,6 +62,7 @@ export class McpServer {
   readonly #core: ServerCore
   readonly #sessions = new Set<ServerSession>()
   readonly #options: McpServerOptions
+  readonly #stateless: StatelessServer
   #capabilities: ServerCapabilities | undefined
 
   onerror?: (error: Error) => void
@@ -74,6 +89,38 @@ export class McpServer {
       prompts: new PromptRegistry(() => this.#listChanged('notifications/prompts/list_changed')),
       capabilities: () => this.capabilities,
     }
+    const d = defaults.server
+    this.#stateless = {
+      core: this.#core,
+      sealer: new RequestStateSealer({ key: options.requestStateKey, maxBytes: d.maxRequestStateBytes }),
+      subscriptions: new SubscriptionHub(),
+      requestStateTtlMs: options.requestStateTtlMs ?? d.requestStateTtlMs,
+      maxInputRounds: d.maxInputRounds,
+      cacheHints: { ...d.cacheHints, ...options.cacheHints } as Record<string, CacheHint>,
+    }
+  }
+
+  /** Open `subscriptions/listen` streams (2026-07-28). */
+  get subscriptionCount(): number {
+    return this.#stateless.subscriptions.size
+  }
+
+  /**
+   * Admit one request of the stateless revision (2026-07-28): its `_meta` (-32602 when a required
+   * member is missing), its revision (-32022) and its method (-32601). Transports call this before
+   * serveStateless, and may check their own headers against the returned metadata in between.
+   */
+  readStatelessMeta(params: JsonRpcParams | undefined): RequestMeta {
+    return readRequestMeta(params)
+  }
+
+  checkStateless(meta: RequestMeta, method: string): void {
+    checkStatelessRequest(this.#core, meta, method)
+  }
+
+  /** Serve one admitted 2026-07-28 request; rejects with a JsonRpcError for the wire. */
+  serveStateless(request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Record<string, unknown>> {
+    return serveStatelessRequest(this.#stateless, request, meta, io)
   }
 
   /** What this server declares at initialize: implied by what is registered, plus the options. */
@@ -93,6 +140,11 @@ export class McpServer {
   /** Sessions currently connected. */
   get sessions(): ReadonlySet<ServerSession> {
     return this.#sessions
+  }
+
+  /** The definition of the tool `name`, as listed (undefined when there is none). */
+  getTool(name: string): Tool | undefined {
+    return this.#core.tools.get(name)?.tool
   }
 
   registerTool(definition: ToolDefinition, handler: ToolHandler): RegisteredTool {
@@ -133,6 +185,7 @@ export class McpServer {
 
   /** Tell every client subscribed to `uri` that it changed (notifications/resources/updated). */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    this.#stateless.subscriptions.resourceUpdated(uri)
     await this.#broadcast('notifications/resources/updated', { uri }, (s) => s.isSubscribed(uri))
   }
 
@@ -142,11 +195,13 @@ export class McpServer {
   }
 
   async close(): Promise<void> {
+    this.#stateless.subscriptions.closeAll()
     await Promise.all([...this.#sessions].map((s) => s.close()))
   }
 
   #listChanged(method: string): void {
     this.#capabilities = undefined
+    this.#stateless?.subscriptions.listChanged(method)
     void this.#broadcast(method, undefined, () => true)
   }
 

@@ -15,12 +15,10 @@ import type {
 } from '../schema/features.js'
 import { clientSupports, serverMayNotify } from '../schema/methods.js'
 import { allowsBatch } from '../schema/versions.js'
-import { callTool } from './call-tool.js'
-import { complete } from './complete.js'
 import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
-import { paginate } from './pagination.js'
+import { featureMethod } from './feature-methods.js'
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
@@ -161,43 +159,11 @@ export class ServerSession {
   }
 
   /**
-   * The MCP methods a server answers, once for all sessions (a session is built per stateless
-   * request, so per-session closures would cost on every call). Each entry says which declared
-   * capability it needs; the session resolves a method only when the server declared it.
+   * The methods that keep state per session, once for all sessions (a session is built per
+   * stateless request, so per-session closures would cost on every call). The shared feature
+   * methods (tools, resources, prompts, completion) are in feature-methods.ts.
    */
   static readonly #methods: Record<string, { offered: (caps: ServerCapabilities) => boolean; run: SessionHandler }> = {
-    'tools/list': {
-      offered: (caps) => !!caps.tools,
-      run: (session, params) => {
-        const core = session.#core
-        const { page, nextCursor } = paginate(core.tools.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { tools: page } : { tools: page, nextCursor }
-      },
-    },
-    'tools/call': {
-      offered: (caps) => !!caps.tools,
-      run: (session, params, context) => callTool(params, context, session.#core.tools, session.#core.validator, session.#protocolVersion),
-    },
-    'resources/list': {
-      offered: (caps) => !!caps.resources,
-      run: async (session, params) => {
-        const core = session.#core
-        const { page, nextCursor } = paginate(await core.resources.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { resources: page } : { resources: page, nextCursor }
-      },
-    },
-    'resources/templates/list': {
-      offered: (caps) => !!caps.resources,
-      run: (session, params) => {
-        const core = session.#core
-        const { page, nextCursor } = paginate(core.resources.listTemplates(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { resourceTemplates: page } : { resourceTemplates: page, nextCursor }
-      },
-    },
-    'resources/read': {
-      offered: (caps) => !!caps.resources,
-      run: (session, params, context) => session.#core.resources.read(requireString(params, 'uri'), context),
-    },
     'resources/subscribe': {
       offered: (caps) => !!caps.resources?.subscribe,
       run: (session, params) => {
@@ -214,22 +180,6 @@ export class ServerSession {
         return {}
       },
     },
-    'prompts/list': {
-      offered: (caps) => !!caps.prompts,
-      run: (session, params) => {
-        const core = session.#core
-        const { page, nextCursor } = paginate(core.prompts.list(), params.cursor, core.pageSize)
-        return nextCursor === undefined ? { prompts: page } : { prompts: page, nextCursor }
-      },
-    },
-    'prompts/get': {
-      offered: (caps) => !!caps.prompts,
-      run: (session, params, context) => session.#core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context),
-    },
-    'completion/complete': {
-      offered: (caps) => !!caps.completions,
-      run: (session, params) => complete(params, session.#core.prompts, session.#core.resources, session.#core.maxCompletionValues),
-    },
     'logging/setLevel': {
       offered: (caps) => !!caps.logging,
       run: (session, params) => {
@@ -242,6 +192,11 @@ export class ServerSession {
 
   /** The handler of an MCP method this server offers (what it declared when the session began). */
   #resolve(method: string): RequestHandler | undefined {
+    const feature = featureMethod(method)
+    if (feature !== undefined) {
+      if (!feature.offered(this.#capabilities)) return undefined
+      return (params, base) => feature.run(this.#core, params, createServerContext(this, base), this.#protocolVersion)
+    }
     const entry = Object.hasOwn(ServerSession.#methods, method) ? ServerSession.#methods[method] : undefined
     if (entry === undefined || !entry.offered(this.#capabilities)) return undefined
     return (params, base) => entry.run(this, params, createServerContext(this, base))

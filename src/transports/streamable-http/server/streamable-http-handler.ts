@@ -21,6 +21,9 @@ import { InMemoryEventStore, type EventStore } from './event-store.js'
 import { InMemorySessionStore, type SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
 import { SessionTransport } from './session-transport.js'
+import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
+import { isStatelessEraRequest } from '../../http/stateless-headers.js'
+import { isStatelessRevision } from '../../../schema/revisions.js'
 
 const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
 const ACCEPT_GET = acceptRequirement(['text/event-stream'])
@@ -35,6 +38,9 @@ export interface StreamableHttpOptions {
   maxSessions?: number
   /** Most live sessions of one principal (or, without auth, one client address). */
   maxSessionsPerPrincipal?: number
+  /** Most open 2026-07-28 subscriptions/listen streams, in all and per principal. */
+  maxListenStreams?: number
+  maxListenStreamsPerPrincipal?: number
   keepAliveMs?: number
   retryMs?: number
   /** Hosts accepted in the Host header (and, by default, in Origin). Required. */
@@ -54,6 +60,13 @@ interface LiveSession extends LimitedSession {
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
 
 const ALLOW = 'GET, POST, DELETE'
+
+/** 2026-07-28 has no GET stream and no session to delete: 405, as the revision asks. */
+function refuseStatelessRevision(req: IncomingMessage): void {
+  if (isStatelessRevision(header(req.headers, 'mcp-protocol-version'))) {
+    throw new HttpError(405, 'Method Not Allowed: protocol version 2026-07-28 has no GET stream and no sessions; POST subscriptions/listen instead', { headers: { Allow: 'POST' } })
+  }
+}
 const NO_HEADERS: Record<string, string> = {}
 /**
  * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
@@ -74,6 +87,8 @@ export class StreamableHttpHandler {
   readonly #shared: SharedStatelessSessions
   readonly #sweep: NodeJS.Timeout | undefined
   readonly #limits: SessionLimits<LiveSession>
+  /** 2026-07-28 requests: no session at all. */
+  readonly #statelessRevision: StatelessEndpoint
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
@@ -85,6 +100,8 @@ export class StreamableHttpHandler {
       sessionIdleMs: d.sessionIdleMs,
       maxSessions: d.maxSessions,
       maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
+      maxListenStreams: d.maxListenStreams,
+      maxListenStreamsPerPrincipal: d.maxListenStreamsPerPrincipal,
       keepAliveMs: d.keepAliveMs,
       retryMs: d.retryMs,
       sessionStore: new InMemorySessionStore(),
@@ -93,6 +110,12 @@ export class StreamableHttpHandler {
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
     this.#shared = new SharedStatelessSessions(server)
+    this.#statelessRevision = new StatelessEndpoint(server, {
+      allowSse: true,
+      keepAliveMs: this.#options.keepAliveMs,
+      maxListenStreams: this.#options.maxListenStreams,
+      maxListenStreamsPerPrincipal: this.#options.maxListenStreamsPerPrincipal,
+    })
     this.#limits = new SessionLimits({ maxSessions: this.#options.maxSessions, maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal, minIdleMs: defaults.streamableHttp.evictIdleAfterMs })
     if (!this.#options.stateless) {
       this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
@@ -103,6 +126,11 @@ export class StreamableHttpHandler {
   /** Live sessions in this process. */
   get sessionCount(): number {
     return this.#sessions.size
+  }
+
+  /** Open 2026-07-28 subscriptions/listen streams. */
+  get listenStreamCount(): number {
+    return this.#statelessRevision.listenStreams
   }
 
   /** Serve one HTTP request. Never throws: every failure is answered in the protocol's format. */
@@ -134,8 +162,10 @@ export class StreamableHttpHandler {
   async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
     requireAccept(req.headers, ACCEPT_POST)
     requireJsonContentType(req.headers)
-    const versionHeader = readProtocolVersionHeader(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
+    // one endpoint, two eras: 2026-07-28 requests carry everything they need; the rest negotiated at initialize
+    if (isStatelessEraRequest(req.headers, body)) return this.#statelessRevision.handle(req, res, body)
+    const versionHeader = readProtocolVersionHeader(req.headers)
 
     const { batch, messages: parsed, requestIds } = classifyBody(body)
     const cancelled: RequestId[] = []
@@ -234,6 +264,7 @@ export class StreamableHttpHandler {
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    refuseStatelessRevision(req)
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
     requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
@@ -251,6 +282,7 @@ export class StreamableHttpHandler {
   }
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    refuseStatelessRevision(req)
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
     readProtocolVersionHeader(req.headers)
     const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))

@@ -1,0 +1,200 @@
+import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest } from '../../jsonrpc/index.js'
+import type { AuthInfo } from '../../protocol/context.js'
+import { CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, META, revisionHasMethod, revisionOf } from '../../schema/revisions.js'
+import { featureMethod } from '../feature-methods.js'
+import type { ServerCore } from '../server-core.js'
+import { InputRequired, InputRound, type InputRequest } from './input-round.js'
+import type { RequestMeta } from './request-meta.js'
+import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
+import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
+import { honouredFilter, type SubscriptionFilter, type SubscriptionHub } from './subscription-hub.js'
+
+export type CacheScope = 'public' | 'private'
+export interface CacheHint {
+  ttlMs: number
+  cacheScope: CacheScope
+}
+
+/** What the stateless path needs of an McpServer. */
+export interface StatelessServer {
+  core: ServerCore
+  sealer: RequestStateSealer
+  subscriptions: SubscriptionHub
+  requestStateTtlMs: number
+  maxInputRounds: number
+  /** Caching hints per cacheable method. */
+  cacheHints: Readonly<Record<string, CacheHint>>
+}
+
+type Result = Record<string, unknown>
+
+/**
+ * Refuse a 2026-07-28 request for a revision this server does not speak (-32022, with what it
+ * does speak) or for a method that revision does not have (-32601).
+ */
+export function checkStatelessRequest(core: ServerCore, meta: RequestMeta, method: string): void {
+  const revision = revisionOf(meta.protocolVersion)
+  if (revision === undefined || revision.era !== 'stateless' || !core.supportedProtocolVersions.includes(meta.protocolVersion)) {
+    throw new JsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${meta.protocolVersion}`, {
+      supported: [...core.supportedProtocolVersions],
+      requested: meta.protocolVersion,
+    })
+  }
+  if (!revisionHasMethod(meta.protocolVersion, method) || !offers(core, method)) {
+    throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
+  }
+}
+
+function offers(core: ServerCore, method: string): boolean {
+  if (method === 'server/discover' || method === 'subscriptions/listen') return true
+  return featureMethod(method)?.offered(core.capabilities()) ?? false
+}
+
+/**
+ * Serve one request of the stateless revision (2026-07-28), already admitted by
+ * checkStatelessRequest: `server/discover`, `subscriptions/listen` (resolves when the stream
+ * ends), and the feature methods with multi-round input. Results carry `resultType`, the
+ * server's identity in `_meta`, and caching hints where the revision asks for them.
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ */
+export async function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+  const { core } = server
+  const params = request.params ?? {}
+  let result: Result
+  switch (request.method) {
+    case 'server/discover':
+      result = discover(core)
+      break
+    case 'subscriptions/listen':
+      return listen(server, request, io)
+    default:
+      result = await runFeature(server, request, params, meta, io)
+  }
+  return decorate(server, request.method, result)
+}
+
+function discover(core: ServerCore): Result {
+  const result: Result = { supportedVersions: [...core.supportedProtocolVersions], capabilities: core.capabilities() }
+  if (core.instructions !== undefined) result.instructions = core.instructions
+  return result
+}
+
+async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+  const { core } = server
+  const feature = featureMethod(request.method)!
+  const multiRound = INPUT_REQUIRED_METHODS.has(request.method)
+  const inputs = multiRound ? openInputs(server, request.method, params, io.authInfo) : undefined
+  const round = inputs === undefined ? undefined : new InputRound(inputs.answers, meta.clientCapabilities)
+  const context = new StatelessRequestContext(request.id, request.method, params, meta, io, round)
+  let outcome: { result: Result } | { error: unknown }
+  try {
+    outcome = { result: (await feature.run(core, params, context, meta.protocolVersion)) as Result }
+  } catch (error) {
+    outcome = { error }
+  }
+  // questions the handler reached win over whatever it made of not having their answers yet
+  if (round !== undefined && inputs !== undefined && round.asked.size > 0) return inputRequired(server, round, inputs)
+  if ('error' in outcome) throw notFoundAsInvalidParams(outcome.error, meta.protocolVersion)
+  return outcome.result
+}
+
+interface Inputs {
+  answers: Map<string, unknown>
+  request: string
+  principal: string
+  round: number
+}
+
+/** The answers a retry brings: those sealed in its requestState plus its inputResponses. */
+function openInputs(server: StatelessServer, method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined): Inputs {
+  const inputs: Inputs = { answers: new Map(), request: requestDigest(method, params), principal: principalDigest(principalOf(authInfo)), round: 0 }
+  if (params.requestState !== undefined) {
+    const state = server.sealer.open(params.requestState, { request: inputs.request, principal: inputs.principal, now: Date.now() })
+    inputs.round = state.round
+    for (const [key, answer] of Object.entries(state.answers)) inputs.answers.set(key, answer)
+  }
+  const responses = params.inputResponses
+  if (responses !== undefined) {
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+      throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object keyed by the input request keys')
+    }
+    // keys the handler never asks for are ignored (it only looks up its own)
+    for (const [key, answer] of Object.entries(responses)) if (answer !== null && typeof answer === 'object') inputs.answers.set(key, answer)
+  }
+  return inputs
+}
+
+function inputRequired(server: StatelessServer, round: InputRound, inputs: Inputs): Result {
+  if (inputs.round + 1 > server.maxInputRounds) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: this request asked for input ${inputs.round} times already; start it again`)
+  }
+  const inputRequests: Record<string, InputRequest> = {}
+  for (const [key, question] of round.asked) inputRequests[key] = question
+  const requestState = server.sealer.seal({
+    request: inputs.request,
+    principal: inputs.principal,
+    expiresAt: Date.now() + server.requestStateTtlMs,
+    round: inputs.round + 1,
+    asked: [...round.asked.keys()],
+    answers: Object.fromEntries(round.used),
+  })
+  return { resultType: 'input_required', inputRequests, requestState, _meta: { [META.serverInfo]: server.core.serverInfo } }
+}
+
+/** SEP-2164: from 2026-07-28 an unknown resource is -32602 (with the URI), not -32002. */
+function notFoundAsInvalidParams(error: unknown, protocolVersion: string): unknown {
+  if (error instanceof InputRequired) return new JsonRpcError(ErrorCode.InternalError, 'Internal error: the handler asked for input it could not wait for')
+  const code = revisionOf(protocolVersion)?.resourceNotFoundCode
+  if (error instanceof JsonRpcError && error.code === ErrorCode.ResourceNotFound && code !== undefined && code !== error.code) {
+    return new JsonRpcError(code, error.message, error.data, { cause: error })
+  }
+  return error
+}
+
+async function listen(server: StatelessServer, request: JsonRpcRequest, io: StatelessIo): Promise<Result> {
+  const requested = request.params?.notifications
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
+    throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: notifications must be an object (the subscription filter)')
+  }
+  const filter = honouredFilter(requested as SubscriptionFilter, server.core.capabilities())
+  const tag = { [META.subscriptionId]: request.id }
+  await io.notify('notifications/subscriptions/acknowledged', { notifications: filter as Record<string, unknown>, _meta: tag })
+  await new Promise<void>((resolve) => {
+    if (io.signal.aborted) return resolve()
+    const remove = server.subscriptions.add(
+      filter,
+      (method, params) => void io.notify(method, { ...params, _meta: tag }).catch(() => undefined),
+      resolve,
+    )
+    io.signal.addEventListener(
+      'abort',
+      () => {
+        remove()
+        resolve()
+      },
+      { once: true },
+    )
+  })
+  return { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: server.core.serverInfo } }
+}
+
+function decorate(server: StatelessServer, method: string, result: Result): Result {
+  if (result.resultType === 'input_required') return result
+  const decorated: Result = { ...result, resultType: 'complete' }
+  if (CACHEABLE_METHODS.has(method)) {
+    const hint = server.cacheHints[method]
+    if (hint !== undefined) {
+      if (decorated.ttlMs === undefined) decorated.ttlMs = hint.ttlMs
+      if (decorated.cacheScope === undefined) decorated.cacheScope = hint.cacheScope
+    }
+  }
+  const meta = result._meta
+  decorated._meta = typeof meta === 'object' && meta !== null ? { ...meta, [META.serverInfo]: server.core.serverInfo } : { [META.serverInfo]: server.core.serverInfo }
+  return decorated
+}
+
+/** Who a request is from, for binding requestState (never the token itself). */
+function principalOf(authInfo: AuthInfo | undefined): string {
+  if (authInfo === undefined) return ''
+  return JSON.stringify([authInfo.claims?.['iss'] ?? '', authInfo.subject ?? '', authInfo.clientId])
+}

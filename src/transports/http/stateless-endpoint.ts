@@ -1,0 +1,163 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  ErrorCode,
+  JSONRPC_VERSION,
+  JsonRpcError,
+  classifyMessage,
+  errorResponse,
+  salvageId,
+  type JsonRpcParams,
+  type JsonRpcRequest,
+} from '../../jsonrpc/index.js'
+import { HttpError } from '../../net/http-error.js'
+import type { AuthInfo } from '../../protocol/context.js'
+import type { McpServer } from '../../server/mcp-server.js'
+import type { RequestMeta } from '../../server/stateless/request-meta.js'
+import type { StatelessIo } from '../../server/stateless/stateless-context.js'
+import { endSoon } from './end-soon.js'
+import { sessionOwner } from './session-owner.js'
+import { checkStatelessHeaders } from './stateless-headers.js'
+import { StatelessReply } from './stateless-reply.js'
+import { checkParamHeaders, paramHeadersOf } from './tool-param-headers.js'
+
+export interface StatelessEndpointOptions {
+  /** false on the JSON-only endpoint: notifications are dropped, subscriptions/listen is not served. */
+  allowSse: boolean
+  keepAliveMs: number
+  /** Most open subscriptions/listen streams, in all and per principal (or client address). */
+  maxListenStreams: number
+  maxListenStreamsPerPrincipal: number
+}
+
+type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
+
+const RESOLVED = Promise.resolve()
+
+/** The HTTP status of a JSON-RPC error on the stateless path. */
+function statusOf(code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound:
+      return 404
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400
+    default:
+      return 200
+  }
+}
+
+/**
+ * The HTTP side of the stateless revision (2026-07-28), for a body already read and routed here:
+ * one JSON-RPC message per POST, checked in the order the revision gives (the `_meta` → the
+ * headers against the body → the revision and the method), served by the McpServer with no
+ * session, and answered as JSON or SSE. Refusals carry the request's id and their HTTP status
+ * (400, or 404 for a method the revision does not have).
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
+ */
+export class StatelessEndpoint {
+  readonly #server: McpServer
+  readonly #options: StatelessEndpointOptions
+  readonly #listeners = new Map<string, number>()
+  #listening = 0
+
+  constructor(server: McpServer, options: StatelessEndpointOptions) {
+    this.#server = server
+    this.#options = options
+  }
+
+  /** Open subscriptions/listen streams on this endpoint. */
+  get listenStreams(): number {
+    return this.#listening
+  }
+
+  /** Serve one POST body; HttpErrors it throws are answered by the caller. */
+  handle(req: AuthenticatedRequest, res: ServerResponse, body: unknown): void {
+    if (Array.isArray(body)) throw new HttpError(400, 'Invalid Request: protocol version 2026-07-28 has no JSON-RPC batches', { rpcCode: ErrorCode.InvalidRequest })
+    let classified
+    try {
+      classified = classifyMessage(body)
+    } catch (error) {
+      const rpc = JsonRpcError.from(error)
+      throw new HttpError(400, rpc.message, { rpcCode: rpc.code, id: salvageId((body as { id?: unknown } | null)?.id) })
+    }
+    if (classified.kind === 'notification') {
+      // no client notification means anything over HTTP in this revision (cancelling is closing the stream)
+      endSoon(res.writeHead(202))
+      return
+    }
+    if (classified.kind === 'response') throw new HttpError(400, 'Invalid Request: a client sends no responses in protocol version 2026-07-28', { rpcCode: ErrorCode.InvalidRequest })
+    const request = classified.message
+    let meta: RequestMeta
+    try {
+      meta = this.#server.readStatelessMeta(request.params)
+      checkStatelessHeaders(req.headers, request, meta.protocolVersion)
+      if (request.method === 'tools/call') this.#checkToolHeaders(req, request)
+      this.#server.checkStateless(meta, request.method)
+      if (request.method === 'subscriptions/listen' && !this.#options.allowSse) {
+        throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found: subscriptions/listen needs a stream; use the Streamable HTTP endpoint')
+      }
+    } catch (error) {
+      const rpc = JsonRpcError.from(error)
+      throw new HttpError(statusOf(rpc.code) === 404 ? 404 : 400, rpc.message, { rpcCode: rpc.code, id: request.id, data: rpc.data })
+    }
+    if (request.method === 'subscriptions/listen') return this.#listen(req, res, request, meta)
+    this.#serve(req, res, request, meta)
+  }
+
+  /** A tool that mirrors parameters into `Mcp-Param-*` headers: each header against its value. */
+  #checkToolHeaders(req: AuthenticatedRequest, request: JsonRpcRequest): void {
+    const name = request.params?.name
+    const tool = typeof name === 'string' ? this.#server.getTool(name) : undefined
+    if (tool === undefined) return
+    const params = paramHeadersOf(tool.inputSchema)
+    if (params.length > 0) checkParamHeaders(req.headers, params, request.params?.arguments)
+  }
+
+  #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onfinished?: () => void): void {
+    const reply = new StatelessReply(res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
+    const controller = new AbortController()
+    // closing the response stream cancels the request (there is no notifications/cancelled over HTTP)
+    res.once('close', () => {
+      if (!reply.finished) controller.abort(new Error('the client closed the stream'))
+      onfinished?.()
+    })
+    const io: StatelessIo = {
+      signal: controller.signal,
+      notify: (method: string, params: JsonRpcParams) => {
+        reply.notify({ jsonrpc: JSONRPC_VERSION, method, params })
+        return RESOLVED
+      },
+      authInfo: req.auth,
+      headers: req.headers,
+    }
+    this.#server.serveStateless(request, meta, io).then(
+      (result) => reply.finish({ jsonrpc: JSONRPC_VERSION, id: request.id, result }, 200),
+      (error: unknown) => {
+        if (controller.signal.aborted) return
+        const rpc = JsonRpcError.from(error)
+        reply.finish(errorResponse(request.id, rpc), statusOf(rpc.code))
+      },
+    )
+  }
+
+  /** A subscriptions/listen stream, counted against the caps while it is open. */
+  #listen(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta): void {
+    const owner = sessionOwner(req)
+    const own = this.#listeners.get(owner) ?? 0
+    if (own >= this.#options.maxListenStreamsPerPrincipal) {
+      throw new HttpError(429, 'Too Many Requests: too many open subscriptions/listen streams for this client', { headers: { 'Retry-After': '60' }, id: request.id })
+    }
+    if (this.#listening >= this.#options.maxListenStreams) {
+      throw new HttpError(503, 'Service Unavailable: too many open subscriptions/listen streams', { headers: { 'Retry-After': '60' }, id: request.id })
+    }
+    this.#listeners.set(owner, own + 1)
+    this.#listening++
+    this.#serve(req, res, request, meta, () => {
+      this.#listening--
+      const left = (this.#listeners.get(owner) ?? 1) - 1
+      if (left <= 0) this.#listeners.delete(owner)
+      else this.#listeners.set(owner, left)
+    })
+  }
+}
