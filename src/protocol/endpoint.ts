@@ -47,6 +47,12 @@ export interface EndpointOptions {
    * (lifecycle rules: nothing but ping before initialize).
    */
   beforeRequest?: (request: JsonRpcRequest) => void
+  /**
+   * Looked at first for every inbound request: a handler returned here serves it instead of the
+   * method table, and beforeRequest does not apply (a stateless 2026-07-28 request on a pipe
+   * that also carries a handshake-era session).
+   */
+  routeRequest?: (request: JsonRpcRequest) => RequestHandler | undefined
 }
 
 type Result = Record<string, unknown>
@@ -314,7 +320,8 @@ export class Endpoint {
   #handleRequest(request: JsonRpcRequest, extra: MessageExtra | undefined, reply: Reply, finished: () => void): void {
     const { id, method } = request
     const params = request.params ?? {}
-    const handler = this.#requestHandlers.get(method) ?? this.#options.resolveRequestHandler?.(method)
+    const routed = this.#options.routeRequest?.(request)
+    const handler = routed ?? this.#requestHandlers.get(method) ?? this.#options.resolveRequestHandler?.(method)
     if (handler === undefined) {
       reply(errorResponse(id, new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)))
       return
@@ -323,11 +330,13 @@ export class Endpoint {
       reply(errorResponse(id, new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: request id ${JSON.stringify(id)} is already in use`)))
       return
     }
-    try {
-      this.#options.beforeRequest?.(request)
-    } catch (error) {
-      reply(errorResponse(id, JsonRpcError.from(error)))
-      return
+    if (routed === undefined) {
+      try {
+        this.#options.beforeRequest?.(request)
+      } catch (error) {
+        reply(errorResponse(id, JsonRpcError.from(error)))
+        return
+      }
     }
 
     // initialize cannot be cancelled (MCP lifecycle): notifications/cancelled for it is ignored

@@ -165,7 +165,7 @@ export class McpServer {
 
   /** A session for one connection, not yet connected (HTTP transports drive it themselves). */
   createSession(options: { strictLifecycle?: boolean } = {}): ServerSession {
-    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true })
+    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, stateless: this.#stateless })
     this.#sessions.add(session)
     const previous = session.onclose
     session.onclose = () => {

@@ -19,6 +19,8 @@ import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
+import { metaProtocolVersion, readRequestMeta } from './stateless/request-meta.js'
+import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
@@ -30,6 +32,8 @@ type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: S
  */
 export class ServerSession {
   readonly #core: ServerCore
+  /** Serves 2026-07-28 requests that arrive on this connection without an initialize. */
+  readonly #stateless: StatelessServer | undefined
   readonly #endpoint: Endpoint
   readonly #lifecycle: ServerLifecycle
   readonly #subscriptions = new Set<string>()
@@ -45,8 +49,9 @@ export class ServerSession {
   onclose?: () => void
   onerror?: (error: Error) => void
 
-  constructor(core: ServerCore, options: { strictLifecycle: boolean }) {
+  constructor(core: ServerCore, options: { strictLifecycle: boolean; stateless?: StatelessServer }) {
     this.#core = core
+    this.#stateless = options.stateless
     this.#capabilities = core.capabilities()
     this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
     this.#endpoint = new Endpoint({
@@ -54,6 +59,7 @@ export class ServerSession {
       resolveRequestHandler: (method) => this.#resolve(method),
       acceptsBatch: () => allowsBatch(this.#protocolVersion),
       beforeRequest: (request: JsonRpcRequest) => this.#lifecycle.beforeRequest(request),
+      routeRequest: (request: JsonRpcRequest) => this.#routeStateless(request),
       assertCanRequest: (method) => {
         if (!clientSupports(method, this.#clientCapabilities ?? {})) {
           throw new LocalError('capability_not_supported', `the client does not support ${method}: it did not declare the capability`)
@@ -200,6 +206,24 @@ export class ServerSession {
     const entry = Object.hasOwn(ServerSession.#methods, method) ? ServerSession.#methods[method] : undefined
     if (entry === undefined || !entry.offered(this.#capabilities)) return undefined
     return (params, base) => entry.run(this, params, createServerContext(this, base))
+  }
+
+  /**
+   * A 2026-07-28 request (its `_meta` names a protocol version) on a connection no initialize
+   * claimed: served statelessly, so one pipe carries both eras as the revision allows.
+   */
+  #routeStateless(request: JsonRpcRequest): RequestHandler | undefined {
+    if (this.#stateless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
+    return async (params, context) => {
+      const meta = readRequestMeta(params)
+      checkStatelessRequest(this.#core, meta, request.method)
+      return serveStatelessRequest(this.#stateless!, request, meta, {
+        signal: context.signal,
+        notify: (method, notification) => context.sendNotification(method, notification),
+        authInfo: context.authInfo,
+        headers: context.headers,
+      })
+    }
   }
 
   #install(): void {

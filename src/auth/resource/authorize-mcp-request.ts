@@ -23,7 +23,7 @@ export type McpAuthorization =
 export async function authorizeMcpRequest(auth: BearerAuth, req: IncomingMessage, options: { maxBodyBytes: number; url: URL; parsedBody?: unknown }): Promise<McpAuthorization> {
   const origin = req.headers.origin
   if (req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined) {
-    return { kind: 'preflight', headers: mcpPreflightHeaders(origin) }
+    return { kind: 'preflight', headers: mcpPreflightHeaders(origin, headerValue(req.headers['access-control-request-headers'])) }
   }
   const headers = mcpCorsHeaders(origin)
   let info: AuthInfo
@@ -40,6 +40,10 @@ export async function authorizeMcpRequest(auth: BearerAuth, req: IncomingMessage
     return refused(auth, error, headers)
   }
   return { kind: 'allowed', info, headers, body }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value
 }
 
 function refused(auth: BearerAuth, error: unknown, cors: Record<string, string>): McpAuthorization {

@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js'
 
 /** Headers an MCP browser client sends and must read (MCP transports + RFC 6750 challenges). */
-const ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id'
+const ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name'
 const EXPOSE_HEADERS = 'www-authenticate, mcp-session-id, mcp-protocol-version'
 
 /**
@@ -14,12 +14,19 @@ export function mcpCorsHeaders(origin: string | undefined): Record<string, strin
   return { 'access-control-allow-origin': origin, 'access-control-expose-headers': EXPOSE_HEADERS, vary: 'Origin' }
 }
 
-/** The answer to a CORS preflight on the MCP endpoint. */
-export function mcpPreflightHeaders(origin: string): Record<string, string> {
+/**
+ * The answer to a CORS preflight on the MCP endpoint. Tool parameters mirrored into headers
+ * (2026-07-28 `Mcp-Param-*`) have names only the tool knows: those the preflight asks for are allowed.
+ */
+export function mcpPreflightHeaders(origin: string, requested?: string): Record<string, string> {
+  const params = (requested ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name))
   return {
     ...mcpCorsHeaders(origin),
     'access-control-allow-methods': 'GET, POST, DELETE',
-    'access-control-allow-headers': ALLOW_HEADERS,
+    'access-control-allow-headers': params.length === 0 ? ALLOW_HEADERS : `${ALLOW_HEADERS}, ${params.join(', ')}`,
     'access-control-max-age': String(defaults.resourceServer.corsMaxAgeSeconds),
   }
 }
