@@ -1,0 +1,123 @@
+/**
+ * The official SDK v2 client (@modelcontextprotocol/client 2.4), pinned to 2026-07-28, logs in to
+ * `mcp-auth start` from the bare MCP URL: 401 → protected resource metadata → AS metadata →
+ * registration → PKCE with our login and consent forms → RFC 9207 `iss` check → token, then
+ * calls a tool statelessly with the bearer token.
+ */
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startCli, stopChild } from '../helpers/cli-process.js'
+import { formLogin } from '../helpers/form-login.js'
+
+const PASSWORD = 'sdk v2 oauth e2e password'
+const REDIRECT_URI = 'http://127.0.0.1:43118/callback'
+
+let dataDir: string | undefined
+let child: ChildProcess | undefined
+let origin: string
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-sdk-v2-oauth-'))
+  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir], { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD } })
+  child = started.child
+  origin = new URL(started.url).origin
+})
+
+afterAll(async () => {
+  if (child !== undefined) await stopChild(child)
+  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+})
+
+class MemoryProvider implements OAuthClientProvider {
+  readonly authorizationUrls: URL[] = []
+  #client: StoredOAuthClientInformation | undefined
+  #tokens: StoredOAuthTokens | undefined
+  #verifier: string | undefined
+
+  get redirectUrl(): string {
+    return REDIRECT_URI
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'sdk v2 e2e', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }
+  }
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    return this.#client
+  }
+  saveClientInformation(info: StoredOAuthClientInformation): void {
+    this.#client = info
+  }
+  tokens(): StoredOAuthTokens | undefined {
+    return this.#tokens
+  }
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.#tokens = tokens
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrls.push(url)
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier
+  }
+  codeVerifier(): string {
+    if (this.#verifier === undefined) throw new Error('no code verifier saved')
+    return this.#verifier
+  }
+}
+
+describe('SDK v2 OAuth client pinned to 2026-07-28 ↔ mcp-auth start', () => {
+  it('logs in from the bare MCP URL and calls whoami on the stateless path with its token', async () => {
+    const provider = new MemoryProvider()
+    const mcpUrl = new URL(`${origin}/mcp`)
+    const client = new Client({ name: 'sdk-v2-oauth', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+    await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
+    expect(provider.authorizationUrls).toHaveLength(1)
+    const authorizationUrl = provider.authorizationUrls[0]!
+    expect(authorizationUrl.searchParams.get('resource')).toBe(`${origin}/mcp`)
+
+    const { callback } = await formLogin(authorizationUrl, { username: 'demo', password: PASSWORD, redirectUri: REDIRECT_URI })
+    // RFC 9207: the authorization response names the issuer, and the SDK checks it
+    expect(callback.searchParams.get('iss')).toBe(origin)
+    await first.finishAuth(callback.searchParams)
+    expect(provider.tokens()?.access_token).toEqual(expect.any(String))
+
+    const second = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+    try {
+      await client.connect(second)
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      const result = await client.callTool({ name: 'whoami', arguments: {} })
+      const identity = JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as { clientId: string; scopes: string[] }
+      expect(identity.clientId).toBe(provider.clientInformation()!.client_id)
+      expect(identity.scopes).toContain('mcp')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('is refused with 401 and a challenge on the stateless path without a token', async () => {
+    const response = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"/)
+  })
+})
