@@ -12,6 +12,8 @@ import { endSoon } from '../http/end-soon.js'
 import { readJsonBody } from '../../net/read-json-body.js'
 import { sendHttpError } from '../http/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../http/shared-stateless-sessions.js'
+import { StatelessEndpoint } from '../http/stateless-endpoint.js'
+import { isStatelessEraRequest } from '../http/stateless-headers.js'
 import { JsonAnswer } from './json-answer.js'
 import { JsonExchangeTransport } from './json-exchange-transport.js'
 
@@ -28,7 +30,9 @@ export interface StatelessJsonOptions {
  * SSE. POSTs are served by one long-lived session per protocol version (ids remapped per
  * request; a request that changes session state gets a throwaway session); requests need no
  * prior initialize, the protocol version comes from MCP-Protocol-Version (2025-03-26 when absent).
- * Server → client requests cannot travel here, so tools that sample or elicit report an error.
+ * Server → client requests cannot travel here, so tools that sample or elicit report an error;
+ * 2026-07-28 requests are served as on the Streamable HTTP endpoint (their questions to the client
+ * are input-required results), without notifications and without subscriptions/listen.
  *
  * @example
  * const rest = new StatelessJsonHandler(server, { allowedHosts: ['localhost', '127.0.0.1'] })
@@ -39,12 +43,14 @@ export class StatelessJsonHandler {
   readonly #policy: OriginPolicy
   readonly #maxBodyBytes: number
   readonly #shared: SharedStatelessSessions
+  readonly #statelessRevision: StatelessEndpoint
 
   constructor(server: McpServer, options: StatelessJsonOptions) {
     this.#server = server
     this.#policy = new OriginPolicy(options)
     this.#maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
     this.#shared = new SharedStatelessSessions(server)
+    this.#statelessRevision = new StatelessEndpoint(server, { allowSse: false, keepAliveMs: 0, maxListenStreams: 0, maxListenStreamsPerPrincipal: 0 })
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
@@ -53,8 +59,10 @@ export class StatelessJsonHandler {
       if (req.method !== 'POST') throw new HttpError(405, 'Method Not Allowed: this endpoint takes POST only', { headers: { Allow: 'POST' } })
       requireAccept(req.headers, ACCEPT_JSON)
       requireJsonContentType(req.headers)
-      const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
+      // 2026-07-28 requests are stateless by nature: served as on /mcp, answered with JSON only
+      if (isStatelessEraRequest(req.headers, body)) return this.#statelessRevision.handle(req, res, body)
+      const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const { batch, messages, requestIds: owed } = classifyBody(body)
       refuseBatchUnlessAllowed(batch, protocolVersion)
       const extra = requestExtra(req)

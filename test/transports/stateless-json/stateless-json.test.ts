@@ -133,3 +133,34 @@ describe('stateless JSON endpoint', () => {
     expect(allowed.status).toBe(200)
   })
 })
+
+describe('stateless JSON endpoint, MCP 2026-07-28', () => {
+  const meta = (capabilities: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities })
+  const headers = (method: string, name?: string) => ({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name === undefined ? {} : { 'Mcp-Name': name }) })
+
+  it('serves a 2026-07-28 request as JSON, with resultType and no notifications even when it logs', async () => {
+    const url = await startRest()
+    const params = { name: 'test_logging_tool', arguments: {}, _meta: { ...meta(), 'io.modelcontextprotocol/logLevel': 'debug' } }
+    const response = await postJson(url, request(5, 'tools/call', params), headers('tools/call', 'test_logging_tool'))
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await response.json()).toMatchObject({ id: 5, result: { resultType: 'complete', content: [{ type: 'text', text: 'logged' }] } })
+  })
+
+  it('asks for input with an input-required result, which a JSON-only client can answer', async () => {
+    const url = await startRest()
+    const params = { name: 'test_input_required_result_elicitation', arguments: {}, _meta: meta({ elicitation: {} }) }
+    const response = await postJson(url, request(6, 'tools/call', params), headers('tools/call', params.name))
+    const first = (await response.json()) as { result: { resultType: string; requestState: string } }
+    expect(first.result.resultType).toBe('input_required')
+    const retry = { ...params, inputResponses: { user_name: { action: 'accept', content: { name: 'Rest' } } }, requestState: first.result.requestState }
+    const second = await postJson(url, request(7, 'tools/call', retry), headers('tools/call', params.name))
+    expect(await second.json()).toMatchObject({ result: { content: [{ type: 'text', text: 'Hello, Rest!' }] } })
+  })
+
+  it('does not open subscriptions/listen streams (404, -32601): there is no stream here', async () => {
+    const url = await startRest()
+    const response = await postJson(url, request(8, 'subscriptions/listen', { notifications: { toolsListChanged: true }, _meta: meta() }), headers('subscriptions/listen'))
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ id: 8, error: { code: -32601 } })
+  })
+})
