@@ -18,9 +18,11 @@ import { InFlightRequests } from './cancellation.js'
 import { PendingRequests } from './correlation.js'
 import { LocalError } from './errors.js'
 import type { RequestContext } from './context.js'
+import { receiveBatch } from './batch.js'
 import { InboundRequestContext, type ContextIo } from './inbound-context.js'
+import { sendRequest } from './outgoing-request.js'
+import { deliverProgress } from './progress.js'
 import type { RequestOptions } from './request-options.js'
-import { RequestTimer } from './timeouts.js'
 import type { MessageExtra, SendOptions, Transport } from './transport.js'
 
 export type RequestHandler = (params: JsonRpcParams, context: RequestContext) => unknown
@@ -141,83 +143,12 @@ export class Endpoint {
 
   /** Send a request and wait for its result. Rejects with the peer's JsonRpcError or a LocalError. */
   request(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<Result> {
-    return new Promise<Result>((resolve, reject) => {
-      const transport = this.#transport
-      if (transport === undefined || this.#closed) {
-        reject(new LocalError('not_connected', `cannot send ${method}: not connected`))
-        return
-      }
-      try {
-        this.#options.assertCanRequest?.(method)
-      } catch (error) {
-        reject(error)
-        return
-      }
-      if (this.#pending.size >= this.#options.maxPendingRequests) {
-        reject(new LocalError('too_many_pending_requests', `cannot send ${method}: ${this.#pending.size} requests are already waiting`))
-        return
-      }
-      const { signal } = options
-      if (signal?.aborted) {
-        reject(new LocalError('request_cancelled', `${method} was cancelled before it was sent`, { cause: signal.reason }))
-        return
-      }
-
-      const id = this.#pending.nextId()
-      let sendParams = params
-      if (options.onprogress !== undefined) {
-        sendParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } }
-      }
-      const message: JsonRpcRequest = { jsonrpc: JSONRPC_VERSION, id, method }
-      if (sendParams !== undefined) message.params = sendParams
-
-      const abandon = (error: Error, reason: string) => {
-        if (this.#pending.take(id) === undefined) return
-        // initialize cannot be cancelled (MCP lifecycle); everything else tells the peer
-        if (method !== 'initialize') void this.#sendCancelled(id, reason, options.relatedRequestId)
-        reject(error)
-      }
-
-      const entry: Parameters<PendingRequests['add']>[1] = {
-        method,
-        resolve: (response) => {
-          if ('error' in response) reject(JsonRpcError.fromObject(response.error))
-          else resolve(response.result)
-        },
-        reject,
-        timer: new RequestTimer(
-          {
-            timeoutMs: options.timeoutMs ?? this.#options.requestTimeoutMs,
-            maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? this.#options.maxTotalTimeoutMs,
-            resetOnProgress: options.resetTimeoutOnProgress ?? this.#options.resetTimeoutOnProgress,
-          },
-          (reason) => abandon(new LocalError('request_timeout', `${method} timed out: ${reason}`), `timed out: ${reason}`),
-        ),
-      }
-      if (options.onprogress !== undefined) entry.onprogress = options.onprogress
-      if (signal !== undefined) {
-        const onAbort = () => {
-          const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted')
-          abandon(new LocalError('request_cancelled', `${method} was cancelled: ${reason}`, { cause: signal.reason }), reason)
-        }
-        signal.addEventListener('abort', onAbort, { once: true })
-        entry.detach = () => signal.removeEventListener('abort', onAbort)
-      }
-      this.#pending.add(id, entry)
-
-      const sendOptions: SendOptions = {}
-      if (options.relatedRequestId !== undefined) sendOptions.relatedRequestId = options.relatedRequestId
-      let sending: Promise<void>
-      try {
-        sending = transport.send(message, sendOptions)
-      } catch (error) {
-        // a transport that throws instead of rejecting must not leave the entry pending
-        sending = Promise.reject(error)
-      }
-      sending.catch((error: unknown) => {
-        if (this.#pending.take(id) !== undefined) reject(error)
-      })
-    })
+    return sendRequest(
+      { transport: this.#transport, closed: this.#closed, pending: this.#pending, options: this.#options, sendCancelled: (id, reason, related) => this.#sendCancelled(id, reason, related) },
+      method,
+      params,
+      options,
+    )
   }
 
   /** Send a notification. */
@@ -242,43 +173,31 @@ export class Endpoint {
     this.#receiveOne(payload, extra, (response) => this.#send(response, response.id ?? undefined))
   }
 
+  /**
+   * Messages a transport already checked as JSON-RPC (the HTTP transports classify a body once,
+   * with its batch rules, before routing it): dispatched without checking them again.
+   */
+  receiveMessages(messages: readonly JsonRpcMessage[], batch: boolean, extra?: MessageExtra): void {
+    if (!batch) {
+      const message = messages[0]
+      if (message !== undefined) this.#dispatch(message, extra, (response) => this.#send(response, response.id ?? undefined), () => {})
+      return
+    }
+    receiveBatch([...messages], {
+      accepted: true,
+      receiveOne: (item, reply, finished) => this.#dispatch(item as JsonRpcMessage, extra, reply, finished),
+      refuse: (message) => this.#send(errorResponse(null, new JsonRpcError(ErrorCode.InvalidRequest, message))),
+      sendAll: (responses) => void this.#sendPayload(responses, undefined),
+    })
+  }
+
   #receiveBatch(items: unknown[], extra: MessageExtra | undefined): void {
-    const refuse = (message: string) => this.#send(errorResponse(null, new JsonRpcError(ErrorCode.InvalidRequest, message)))
-    if (!(this.#options.acceptsBatch?.() ?? false)) {
-      refuse('Invalid Request: JSON-RPC batches are not supported by the negotiated protocol version')
-      return
-    }
-    if (items.length === 0) {
-      refuse('Invalid Request: empty batch')
-      return
-    }
-    if (items.some((item) => typeof item === 'object' && item !== null && (item as { method?: unknown }).method === 'initialize')) {
-      refuse('Invalid Request: initialize must not be part of a batch')
-      return
-    }
-    // collect the responses of the batch's requests and send them together, as JSON-RPC asks
-    const responses: JsonRpcResponse[] = []
-    let outstanding = 0
-    let dispatched = false
-    const flush = () => {
-      if (dispatched && outstanding === 0 && responses.length > 0) void this.#sendPayload(responses, undefined)
-    }
-    for (const item of items) {
-      outstanding++
-      let answered = false
-      const done = () => {
-        if (answered) return
-        answered = true
-        outstanding--
-        flush()
-      }
-      this.#receiveOne(item, extra, (response) => {
-        responses.push(response)
-        done()
-      }, done)
-    }
-    dispatched = true
-    flush()
+    receiveBatch(items, {
+      accepted: this.#options.acceptsBatch?.() ?? false,
+      receiveOne: (item, reply, finished) => this.#receiveOne(item, extra, reply, finished),
+      refuse: (message) => this.#send(errorResponse(null, new JsonRpcError(ErrorCode.InvalidRequest, message))),
+      sendAll: (responses) => void this.#sendPayload(responses, undefined),
+    })
   }
 
   /**
@@ -303,18 +222,18 @@ export class Endpoint {
       reply(errorResponse(id, new JsonRpcError(rpcError.code, rpcError.message)))
       return
     }
-    switch (classified.kind) {
-      case 'request':
-        this.#handleRequest(classified.message, extra, reply, finished)
-        return
-      case 'notification':
-        this.#handleNotification(classified.message, extra)
-        finished()
-        return
-      case 'response':
-        this.#handleResponse(classified.message)
-        finished()
+    this.#dispatch(classified.message, extra, reply, finished)
+  }
+
+  /** A message already checked as JSON-RPC, to its request, notification or response path. */
+  #dispatch(message: JsonRpcMessage, extra: MessageExtra | undefined, reply: Reply, finished: () => void): void {
+    if ('method' in message) {
+      if ('id' in message) return this.#handleRequest(message, extra, reply, finished)
+      this.#handleNotification(message, extra)
+    } else {
+      this.#handleResponse(message)
     }
+    finished()
   }
 
   #handleRequest(request: JsonRpcRequest, extra: MessageExtra | undefined, reply: Reply, finished: () => void): void {
@@ -411,16 +330,8 @@ export class Endpoint {
   }
 
   #onProgress(params: ProgressParams): void {
-    const token = params.progressToken
-    const entry = typeof token === 'number' ? this.#pending.get(token) : undefined
-    if (entry?.onprogress === undefined) return
-    if (typeof params.progress !== 'number' || (entry.lastProgress !== undefined && params.progress <= entry.lastProgress)) {
-      this.#reportError(new LocalError('invalid_progress', `ignored non-increasing progress ${params.progress} for request ${token}`))
-      return
-    }
-    entry.lastProgress = params.progress
-    entry.timer?.touch()
-    entry.onprogress(params)
+    const problem = deliverProgress(this.#pending, params)
+    if (problem !== undefined) this.#reportError(problem)
   }
 
   async #sendCancelled(requestId: RequestId, reason: string, relatedRequestId: RequestId | undefined): Promise<void> {

@@ -1,4 +1,6 @@
 import type { ProgressParams, ProgressToken } from '../schema/features.js'
+import type { PendingRequests } from './correlation.js'
+import { LocalError } from './errors.js'
 
 /**
  * A progress reporter for one inbound request: a no-op when the caller sent no progress token,
@@ -27,4 +29,22 @@ export function createProgressReporter(
 export function readProgressToken(meta: Record<string, unknown> | undefined): ProgressToken | undefined {
   const token = meta?.progressToken
   return typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)) ? token : undefined
+}
+
+/**
+ * An inbound `notifications/progress` for one of our pending requests: handed to its onprogress
+ * (restarting its timeout when it asked for that) when the value increases; anything else is
+ * returned as the problem to report.
+ */
+export function deliverProgress(pending: PendingRequests, params: ProgressParams): Error | undefined {
+  const token = params.progressToken
+  const entry = typeof token === 'number' ? pending.get(token) : undefined
+  if (entry?.onprogress === undefined) return undefined
+  if (typeof params.progress !== 'number' || (entry.lastProgress !== undefined && params.progress <= entry.lastProgress)) {
+    return new LocalError('invalid_progress', `ignored non-increasing progress ${params.progress} for request ${token}`)
+  }
+  entry.lastProgress = params.progress
+  entry.timer?.touch()
+  entry.onprogress(params)
+  return undefined
 }

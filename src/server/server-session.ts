@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest } from '../jsonrpc/index.js'
+import { ErrorCode, JsonRpcError, type JsonRpcMessage, type JsonRpcParams, type JsonRpcRequest } from '../jsonrpc/index.js'
 import { Endpoint, type RequestHandler } from '../protocol/endpoint.js'
 import { LocalError } from '../protocol/errors.js'
 import { ServerLifecycle, negotiateProtocolVersion } from '../protocol/lifecycle.js'
@@ -113,6 +113,11 @@ export class ServerSession {
   /** Feed a decoded payload directly (HTTP transports that route per request). */
   receive(payload: unknown, extra?: Parameters<Endpoint['receive']>[1]): void {
     this.#endpoint.receive(payload, extra)
+  }
+
+  /** Feed messages the transport already checked as JSON-RPC (see Endpoint.receiveMessages). */
+  receiveMessages(messages: readonly JsonRpcMessage[], batch: boolean, extra?: Parameters<Endpoint['receive']>[1]): void {
+    this.#endpoint.receiveMessages(messages, batch, extra)
   }
 
   close(): Promise<void> {

@@ -58,7 +58,7 @@ export class SharedStatelessSessions {
         if (!sink.finished) shared.transport.abandon(internalIds, extra)
       })
     }
-    shared.session.receive(batch ? payload : payload[0], extra)
+    shared.session.receiveMessages(payload, batch, extra)
   }
 
   async close(): Promise<void> {

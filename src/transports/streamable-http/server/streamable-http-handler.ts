@@ -203,7 +203,7 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
-      live.session.receive(body, extra)
+      live.session.receiveMessages(parsed, batch, extra)
       for (const id of cancelled) live.transport.cancelled(id)
       return
     }
@@ -215,7 +215,7 @@ export class StreamableHttpHandler {
         void this.#saveState(live)
       }
     }
-    live.session.receive(body, extra)
+    live.session.receiveMessages(parsed, batch, extra)
     for (const id of cancelled) live.transport.cancelled(id)
   }
 
