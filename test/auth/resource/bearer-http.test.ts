@@ -132,6 +132,21 @@ describe('the bearer check on a protected MCP endpoint', () => {
     expect(wide.text).toContain('uptimeSeconds')
   })
 
+  it('checks tool scopes on 2026-07-28 requests too, and hands the verified principal to the tool', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+    const headers = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name })
+    const adminCall = { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'admin_stats', arguments: {}, _meta: meta } }
+    const narrow = await call(`Bearer ${await token('mcp')}`, adminCall, '/mcp', headers('admin_stats'))
+    expect(narrow.status).toBe(403)
+    expect(narrow.challenge).toContain('error="insufficient_scope"')
+    const whoami = { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: meta } }
+    const answer = await call(`Bearer ${await token('mcp')}`, whoami, '/mcp', headers('whoami'))
+    expect(answer.status).toBe(200)
+    const result = (JSON.parse(answer.text) as { result: { resultType: string; content: Array<{ text: string }> } }).result
+    expect(result.resultType).toBe('complete')
+    expect(JSON.parse(result.content[0]!.text)).toMatchObject({ clientId })
+  })
+
   it('answers 403 insufficient_scope when the token lacks the endpoint scope', async () => {
     const jwt = await forge({ scope: 'profile' }).sign(signingKey)
     const { status, challenge } = await call(`Bearer ${jwt}`)
