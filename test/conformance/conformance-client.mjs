@@ -33,6 +33,16 @@ async function connect(fetchImpl, capabilities) {
   return client
 }
 
+/** Arguments for a tool: a small value of the declared type for each required property. */
+function sampleArguments(schema) {
+  const args = {}
+  for (const name of schema?.required ?? []) {
+    const type = schema.properties?.[name]?.type
+    args[name] = type === 'number' || type === 'integer' ? 2 : type === 'boolean' ? true : 'x'
+  }
+  return args
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'mcp-auth-conformance-'))
 try {
   if (scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt') {
@@ -87,7 +97,13 @@ try {
       const { tools } = await client.listTools()
       // sse-retry: the tool's POST stream closes after a priming event (retry: 500); the answer
       // comes on the GET that resumes it with Last-Event-ID.
-      if (scenario === 'tools_call' || scenario === 'sse-retry') for (const tool of tools) await client.callTool(tool.name, {})
+      // json-schema-2020-12-preservation: hand the focal tool's inputSchema back as we received it
+      if (scenario === 'json-schema-2020-12-preservation') {
+        const focal = tools.find((tool) => tool.name !== 'json_schema_echo')
+        await client.callTool('json_schema_echo', { schema: focal.inputSchema })
+      }
+      // tools_call: arguments that fit the tool's schema (add_numbers takes two numbers)
+      if (scenario === 'tools_call' || scenario === 'sse-retry') for (const tool of tools) await client.callTool(tool.name, sampleArguments(tool.inputSchema))
     }
     await client.close()
   }

@@ -98,8 +98,10 @@ export async function discoverAuthorizationServerMetadata(issuer: string, fetchI
  * origin) and, without metadata there either, the default `/authorize`, `/token`, `/register`.
  */
 export async function discoverAuthorization(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<DiscoveredAuthorization> {
-  const resource = canonicalServerUri(serverUrl)
   const resourceMetadata = await discoverResourceMetadata(serverUrl, challenge, fetchImpl)
+  // RFC 8707 / MCP: the identifier exactly as the metadata publishes it (a pathless
+  // "http://host" stays pathless), else the canonical form of the server URL
+  const resource = resourceMetadata?.resource ?? canonicalServerUri(serverUrl)
   const challengeScope = bearerParams(challenge)?.['scope']
   const scope = challengeScope ?? resourceMetadata?.scopes_supported?.join(' ')
   const issuer = resourceMetadata?.authorization_servers?.[0] ?? new URL(serverUrl).origin
