@@ -36,21 +36,15 @@ const protectedRounds = positiveOption(values, 'protected-rounds', { integer: tr
 const streams = positiveOption(values, 'streams', { integer: true })
 const write = !values['no-write']
 
-// The memory part holds `streams` sockets in the server and as many in the load process; both
-// inherit this process's open-file limit. Raise the soft limit by re-running under a shell that
-// sets it (as far as the hard limit allows); refuse clearly when even the hard limit is too low.
+// The memory part holds `streams` sockets in the server and as many in the load process. Node
+// raises its own soft open-file limit to the hard one at start and the children inherit it, so
+// the hard limit is what counts; refuse clearly, before anything runs, when it is too low.
 const FD_MARGIN = 1_000
 if (only.includes('memory')) {
-  const limit = (flag) => Number(spawnSync('sh', ['-c', `ulimit ${flag}`], { encoding: 'utf8' }).stdout.trim().replace('unlimited', 'Infinity'))
-  const needed = streams + FD_MARGIN
-  const soft = limit('-Sn')
-  if (soft < needed && !process.env.BENCH_STATELESS_FD_RAISED) {
-    const hard = limit('-Hn')
-    if (hard < needed) throw new Error(`--streams ${streams} needs ${needed} open files per process; the hard limit is ${hard}: lower --streams or raise it (ulimit -Hn, as root)`)
-    const command = [process.execPath, ...process.execArgv, ...process.argv.slice(1)].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ')
-    console.error(`open-file limit ${soft} < ${needed}: re-running with ulimit -n ${needed}`)
-    const rerun = spawnSync('sh', ['-c', `ulimit -n ${needed} && exec ${command}`], { stdio: 'inherit', env: { ...process.env, BENCH_STATELESS_FD_RAISED: '1' } })
-    process.exit(rerun.status ?? 1)
+  const limit = Number(spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim().replace('unlimited', 'Infinity'))
+  if (limit < streams + FD_MARGIN) {
+    console.error(`--streams ${streams} needs ${streams + FD_MARGIN} open files per process, and this shell allows ${limit}: lower --streams, or raise the limit (ulimit -n; ulimit -Hn as root)`)
+    process.exit(2)
   }
 }
 if (only.includes('throughput') || only.includes('protected')) requireWrk('bench:stateless')

@@ -54,21 +54,23 @@ function openStreams(url, kind, count, timeoutMs) {
         reject(new Error(`load process: ${error[1]}`))
       } else if (open) {
         clearTimeout(timer)
+        child.off('exit', onExit)
         resolve({ child, opened: Number(open[1]), openMs: Number(open[2]) })
       }
     })
-    child.once('exit', (code, signal) => {
+    const onExit = (code, signal) => {
       clearTimeout(timer)
-      reject(new Error(`the load process exited (${signal ?? code}) before all streams were open:\n${out.slice(-500)}`))
-    })
+      rejectWith(new Error(`the load process exited (${signal ?? code}) before all streams were open:\n${out.slice(-500)}`))
+    }
+    child.once('exit', onExit)
   })
 }
 
 /** Closes the load process's stdin (it then destroys every socket) and waits for it to end. */
 function closeStreams(child) {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
     const timer = setTimeout(() => child.kill('SIGKILL'), CLOSE_TIMEOUT_MS)
-    child.removeAllListeners('exit')
     child.once('exit', () => {
       clearTimeout(timer)
       resolve()

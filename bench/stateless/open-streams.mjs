@@ -23,7 +23,10 @@ const STEP_TIMEOUT_MS = 30_000
 const pool = new Agent({ keepAlive: true, maxSockets: concurrency })
 const held = new Set()
 
-/** Sends one request; resolves with the response once `ready(res, firstChunk)` says so. */
+/**
+ * Sends one request; resolves with { res, req, text } at its response headers (`until: 'headers'`),
+ * at its first SSE event ('first-event'), or at its end ('end', the default).
+ */
 function send({ method, headers, body, agent = false, until = 'end' }) {
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent }, (res) => {
