@@ -14,6 +14,11 @@ export const pin = !spawnSync('taskset', ['-c', '0', 'true'], { stdio: 'ignore' 
 /** [command, args] running `command` on `core` when taskset exists. */
 export const pinned = (core, command, args) => (pin ? ['taskset', ['-c', core, command, ...args]] : [command, args])
 
+/** Moves every thread of a running child to `core` (nothing happens without taskset). */
+export function pinProcess(child, core) {
+  if (pin) spawnSync('taskset', ['-a', '-p', '-c', core, String(child.pid)], { stdio: 'ignore' })
+}
+
 const children = new Set()
 /** Remembers a child so it is killed if the benchmark exits early. */
 export function track(child) {
