@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../jsonrpc/index.js'
+import { decodeHeaderValue } from '../../schema/header-values.js'
 import { HEADERS, NAME_FIELD, isStatelessRevision, revisionOf } from '../../schema/revisions.js'
 import { metaProtocolVersion } from '../../server/stateless/request-meta.js'
 import { header } from './header-checks.js'
@@ -17,19 +18,6 @@ export function isStatelessEraRequest(headers: IncomingHttpHeaders, body: unknow
   if (version !== undefined && revisionOf(version) !== undefined) return false
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
   return metaProtocolVersion((body as { params?: unknown }).params) !== undefined
-}
-
-const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
-
-/** A header value that may use the Base64 sentinel form `=?base64?…?=`; undefined when malformed. */
-export function decodeHeaderValue(value: string): string | undefined {
-  const match = SENTINEL.exec(value)
-  if (match === null) return value
-  const decoded = Buffer.from(match[1]!, 'base64')
-  const text = decoded.toString('utf8')
-  // refuse what is not canonical base64 of valid UTF-8
-  if (decoded.toString('base64') !== match[1] || Buffer.from(text, 'utf8').compare(decoded) !== 0) return undefined
-  return text
 }
 
 /**
