@@ -7,8 +7,8 @@ import { allowsBatch } from '../schema/versions.js'
 import type { McpClientOptions } from './client-options.js'
 
 /**
- * The rules a client endpoint sends by: before the initialize result only `initialize` and
- * `ping`; after it, only methods the server declared a capability for (refused locally with
+ * The rules a client endpoint sends by: before the initialize (or server/discover) result only
+ * `initialize`, `ping` and `server/discover`; after it, only methods the server declared a capability for (refused locally with
  * LocalError('capability_not_supported')), and only notifications this client declared.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#operation
  */
@@ -19,7 +19,7 @@ export function clientEndpointOptions(
 ): EndpointOptions {
   const endpointOptions: EndpointOptions = {
     assertCanRequest: (method) => {
-      if (method === 'initialize' || method === 'ping') return
+      if (method === 'initialize' || method === 'ping' || method === 'server/discover') return
       const capabilities = server()?.capabilities
       if (capabilities === undefined) throw new LocalError('invalid_state', `cannot send ${method} before initialize has completed`)
       assertPeerDeclared(method, serverSupports(method, capabilities), 'server')

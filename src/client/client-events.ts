@@ -20,6 +20,8 @@ export interface McpClientEvents {
   toolsListChanged: []
   resourcesListChanged: []
   promptsListChanged: []
+  /** Something the client dropped or worked around (a tool with invalid `x-mcp-header` annotations). */
+  warning: [message: string]
   /** Emitted only while someone listens; otherwise errors go to `onerror`. */
   error: [error: Error]
   close: []

@@ -1,5 +1,6 @@
 import { ErrorCode, JsonRpcError, type JsonRpcParams } from '../jsonrpc/index.js'
 import type { RequestContext } from '../protocol/context.js'
+import { LocalError } from '../protocol/errors.js'
 import type { Endpoint } from '../protocol/endpoint.js'
 import type { ClientCapabilities } from '../schema/capabilities.js'
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Root } from '../schema/features.js'
@@ -70,6 +71,26 @@ export class ClientHandlers {
     }
     if (declared.roots !== undefined) {
       endpoint.setRequestHandler('roots/list', () => ({ roots: this.#roots ?? [] }))
+    }
+  }
+
+  /**
+   * Answer one question of an input-required result (2026-07-28) with the same handlers that
+   * answer server requests in the handshake era. A question about a capability this client did
+   * not declare is the server's error: the call fails instead of answering it.
+   */
+  answerInput(method: string, params: JsonRpcParams, context: RequestContext, declared: ClientCapabilities, validator: JsonSchemaValidator): Promise<unknown> {
+    const refuse = (capability: string) =>
+      Promise.reject(new LocalError('invalid_response', `the server asked for ${method}, but this client did not declare ${capability}`))
+    switch (method) {
+      case 'sampling/createMessage':
+        return declared.sampling === undefined ? refuse('sampling') : this.#createMessage(params, context)
+      case 'elicitation/create':
+        return declared.elicitation === undefined ? refuse('elicitation') : this.#elicit(params, context, declared.elicitation, validator)
+      case 'roots/list':
+        return declared.roots === undefined ? refuse('roots') : Promise.resolve({ roots: this.#roots ?? [] })
+      default:
+        return Promise.reject(new LocalError('invalid_response', `the server asked for ${method}, which is not a question a client answers`))
     }
   }
 

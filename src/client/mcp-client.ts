@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events'
-import type { JsonRpcParams } from '../jsonrpc/index.js'
+import { defaults } from '../config/defaults.js'
+import { ErrorCode, JsonRpcError, type JsonRpcParams } from '../jsonrpc/index.js'
+import type { RequestContext } from '../protocol/context.js'
 import { Endpoint } from '../protocol/endpoint.js'
 import { LocalError } from '../protocol/errors.js'
 import type { RequestOptions } from '../protocol/request-options.js'
@@ -18,13 +20,20 @@ import type {
   Root,
   Tool,
 } from '../schema/features.js'
+import { encodeHeaderValue } from '../schema/header-values.js'
 import { JsonSchemaValidator } from '../schema/json-schema.js'
-import { HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_PROTOCOL_VERSION } from '../schema/versions.js'
+import { INPUT_REQUIRED_METHODS, isStatelessRevision } from '../schema/revisions.js'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
+import { paramHeaderProblem, paramHeaderValues } from '../schema/x-mcp-header.js'
 import { clientEndpointOptions } from './client-endpoint-options.js'
 import { routeServerNotifications, type McpClientEvents } from './client-events.js'
 import { ClientHandlers, type ElicitationHandler, type SamplingHandler } from './client-handlers.js'
 import type { ConnectOptions, McpClientOptions } from './client-options.js'
+import { discoverSession } from './discover-session.js'
 import { initializeSession } from './initialize-session.js'
+import { requestWithInputRounds } from './input-rounds.js'
+import { ListenStream, type ListenFilter } from './listen-stream.js'
+import { withRequestMeta, type RequestEnvelope } from './request-envelope.js'
 import { listAllPages } from './list-pages.js'
 import type { ListParams, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult } from './list-results.js'
 import { optionalObject, readNextCursor, requireArray, requireObject } from './response-shape.js'
@@ -32,10 +41,19 @@ import { ToolOutputSchemas } from './tool-output-schemas.js'
 
 type Result = Record<string, unknown>
 
+/** A listen stream stays open as long as the connection: the longest timer node can arm. */
+const OPEN_ENDED_MS = 2_147_483_647
+
 /**
  * An MCP client: connects over any Transport, negotiates the protocol version, calls the
  * server's tools, resources and prompts, and answers the server's sampling, elicitation and
  * roots requests. Server notifications arrive as events.
+ *
+ * It speaks the stateless revision (2026-07-28) first: `server/discover`, then `_meta` and the
+ * request headers on every request, input-required rounds answered through the same
+ * elicitation, sampling and roots handlers, and a `subscriptions/listen` stream for change
+ * notices. A server without it gets `initialize` with the newest handshake-era revision it
+ * speaks; `protocolVersion` pins one revision.
  *
  * @example
  * const client = new McpClient({ name: 'my-app', version: '1.0.0' })
@@ -55,6 +73,12 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   #open = false
   #declared: ClientCapabilities | undefined
   #server: InitializeResult | undefined
+  /** Set in the stateless era: what every request says about this client. */
+  #envelope: RequestEnvelope | undefined
+  #listen: ListenStream | undefined
+  readonly #subscriptions = new Set<string>()
+  /** Input schemas of listed tools, for the `Mcp-Param-*` headers of tools/call. */
+  readonly #inputSchemas = new Map<string, object>()
 
   /** Receives errors nobody else handles, while no 'error' listener is attached. */
   onerror?: (error: Error) => void
@@ -91,6 +115,10 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     this.#endpoint = endpoint
     this.#declared = declared
     this.#server = undefined
+    this.#envelope = undefined
+    this.#listen = undefined
+    this.#subscriptions.clear()
+    this.#inputSchemas.clear()
     this.#outputSchemas.forget()
     this.#open = true
     try {
@@ -99,11 +127,36 @@ export class McpClient extends EventEmitter<McpClientEvents> {
       this.#open = false
       throw error
     }
+    const pinned = this.#options.protocolVersion
+    const supported = this.#options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS
+    const stateless = pinned === undefined ? supported.filter((v) => isStatelessRevision(v)) : isStatelessRevision(pinned) ? [pinned] : []
+    const handshake = supported.filter((v) => !isStatelessRevision(v))
+    if (stateless.length > 0) {
+      let discovered: InitializeResult | undefined
+      try {
+        discovered = await discoverSession(endpoint, transport, {
+          clientInfo: this.#clientInfo,
+          capabilities: declared,
+          versions: stateless,
+          pinned: pinned !== undefined || handshake.length === 0,
+          signal: options.signal,
+        })
+      } catch (error) {
+        await endpoint.close().catch(() => undefined)
+        throw error
+      }
+      if (discovered !== undefined) {
+        this.#server = discovered
+        this.#envelope = { protocolVersion: discovered.protocolVersion, capabilities: declared, clientInfo: this.#clientInfo }
+        this.#startListening(endpoint)
+        return discovered
+      }
+    }
     const result = await initializeSession(endpoint, transport, {
       clientInfo: this.#clientInfo,
       capabilities: declared,
-      protocolVersion: this.#options.protocolVersion ?? LATEST_HANDSHAKE_PROTOCOL_VERSION,
-      supportedProtocolVersions: this.#options.supportedProtocolVersions ?? HANDSHAKE_PROTOCOL_VERSIONS,
+      protocolVersion: pinned ?? handshake[0]!,
+      supportedProtocolVersions: handshake,
       signal: options.signal,
     })
     this.#server = result
@@ -112,16 +165,24 @@ export class McpClient extends EventEmitter<McpClientEvents> {
 
   /** Close the connection; pending requests reject with LocalError('connection_closed'). */
   async close(): Promise<void> {
+    this.#listen?.close()
     await this.#endpoint?.close()
   }
 
+  /** A round trip to the server: `ping`, or in 2026-07-28 (which has no ping) `server/discover`. */
   async ping(options?: RequestOptions): Promise<void> {
-    await this.#request('ping', undefined, options)
+    await this.#request(this.#envelope === undefined ? 'ping' : 'server/discover', undefined, options)
   }
 
   /** One page of tools/list. Remembers output schemas so callTool can check results. */
   async listTools(params?: ListParams, options?: RequestOptions): Promise<ListToolsResult> {
     const result = (await this.#listPage('tools/list', 'tools', params, options)) as unknown as ListToolsResult
+    result.tools = result.tools.filter((tool) => {
+      const problem = paramHeaderProblem(tool?.inputSchema)
+      if (problem !== undefined) this.emit('warning', `tool ${JSON.stringify(tool.name)} is left out: ${problem}`)
+      return problem === undefined
+    })
+    for (const tool of result.tools) if (typeof tool.inputSchema === 'object' && tool.inputSchema !== null) this.#inputSchemas.set(tool.name, tool.inputSchema)
     this.#outputSchemas.remember(result.tools)
     return result
   }
@@ -140,7 +201,7 @@ export class McpClient extends EventEmitter<McpClientEvents> {
    */
   async callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
     const params: JsonRpcParams = args === undefined ? { name } : { name, arguments: args }
-    const result = await this.#request('tools/call', params, options)
+    const result = await this.#request('tools/call', params, this.#withParamHeaders(name, args, options))
     requireArray(result, 'content', 'tools/call')
     optionalObject(result, 'structuredContent', 'tools/call')
     this.#outputSchemas.check(name, result as unknown as CallToolResult)
@@ -175,13 +236,24 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     return result as unknown as ReadResourceResult
   }
 
-  /** Ask for notifications/resources/updated (the 'resourceUpdated' event) about one resource. */
+  /**
+   * Ask for notifications/resources/updated (the 'resourceUpdated' event) about one resource. In
+   * 2026-07-28 this reopens the listen stream with the URI in its filter and resolves once the
+   * server acknowledged it.
+   */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.#request('resources/subscribe', { uri }, options)
+    if (this.#envelope === undefined) return void (await this.#request('resources/subscribe', { uri }, options))
+    assertPeerSupports(this.#server?.capabilities.resources?.subscribe === true, 'resource subscriptions')
+    this.#subscriptions.add(uri)
+    this.#connected('subscriptions/listen')
+    await this.#listenFor()
   }
 
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.#request('resources/unsubscribe', { uri }, options)
+    if (this.#envelope === undefined) return void (await this.#request('resources/unsubscribe', { uri }, options))
+    if (!this.#subscriptions.delete(uri)) return
+    this.#connected('subscriptions/listen')
+    await this.#listenFor()
   }
 
   async listPrompts(params?: ListParams, options?: RequestOptions): Promise<ListPromptsResult> {
@@ -209,9 +281,15 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     return result as unknown as CompleteResult
   }
 
-  /** Ask the server to send log messages at `level` and above (the 'logging' event). */
+  /**
+   * Ask the server to send log messages at `level` and above (the 'logging' event). In 2026-07-28
+   * the level travels in every later request's `_meta` instead, and logs come with its answer.
+   */
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
-    await this.#request('logging/setLevel', { level }, options)
+    if (this.#envelope === undefined) return void (await this.#request('logging/setLevel', { level }, options))
+    this.#connected('logging/setLevel')
+    assertPeerSupports(this.#server?.capabilities.logging !== undefined, 'logging')
+    this.#envelope.logLevel = level
   }
 
   /** Answer sampling/createMessage. Set it before connect so `sampling` is declared. */
@@ -233,7 +311,8 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   async setRoots(roots: readonly Root[]): Promise<void> {
     this.#assertDeclaredIfOpen('roots', 'setRoots')
     this.#handlers.setRoots(roots)
-    if (this.#open && this.#server !== undefined && this.#declared?.roots?.listChanged === true) {
+    // 2026-07-28 has no roots notification: the server asks for roots in each request that needs them
+    if (this.#open && this.#server !== undefined && this.#envelope === undefined && this.#declared?.roots?.listChanged === true) {
       await this.#connected('notifications/roots/list_changed').notify('notifications/roots/list_changed')
     }
   }
@@ -242,6 +321,10 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     const endpoint = new Endpoint(clientEndpointOptions(this.#options, declared, () => this.#server))
     this.#handlers.install(endpoint, declared, this.#validator)
     routeServerNotifications(endpoint, (event, ...args) => this.emit(event, ...(args as never)), () => this.#outputSchemas.forget())
+    endpoint.setNotificationHandler('notifications/subscriptions/acknowledged', (params) => {
+      this.#listen?.acknowledged()
+      this.emit('notification', 'notifications/subscriptions/acknowledged', params)
+    })
     endpoint.onerror = (error) => this.#reportError(error)
     endpoint.onclose = () => {
       if (this.#endpoint === endpoint) this.#open = false
@@ -251,7 +334,72 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   }
 
   async #request(method: string, params: JsonRpcParams | undefined, options: RequestOptions | undefined): Promise<Result> {
-    return this.#connected(method).request(method, params, options)
+    const endpoint = this.#connected(method)
+    if (this.#envelope === undefined) return endpoint.request(method, params, options)
+    return this.#statelessRequest(endpoint, method, params, options ?? {}, false)
+  }
+
+  /**
+   * One call in the stateless era: `_meta` on every request, input-required rounds answered
+   * through the handlers, and one retry in another revision when the server answers -32022 with
+   * one we share.
+   */
+  async #statelessRequest(endpoint: Endpoint, method: string, params: JsonRpcParams | undefined, options: RequestOptions, retried: boolean): Promise<Result> {
+    const envelope = this.#envelope!
+    const send = (current: JsonRpcParams | undefined) => endpoint.request(method, withRequestMeta(current, envelope), options)
+    try {
+      if (!INPUT_REQUIRED_METHODS.has(method)) return await send(params)
+      const declared = this.#declared ?? {}
+      const answer = (key: string, asked: string, askedParams: JsonRpcParams) =>
+        this.#handlers.answerInput(asked, askedParams, inputContext(key, asked, askedParams, options.signal), declared, this.#validator)
+      return await requestWithInputRounds(method, params, send, answer, this.#options.maxInputRounds ?? defaults.client.maxInputRounds)
+    } catch (error) {
+      const other = retried ? undefined : sharedRevisionAfterRefusal(error, this.#options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS)
+      if (other === undefined) throw error
+      envelope.protocolVersion = other
+      endpoint.transport?.setProtocolVersion?.(other)
+      if (this.#server !== undefined) this.#server = { ...this.#server, protocolVersion: other }
+      return this.#statelessRequest(endpoint, method, params, options, true)
+    }
+  }
+
+  /** The `Mcp-Param-*` headers of a tools/call, from the tool's listed input schema. */
+  #withParamHeaders(name: string, args: Record<string, unknown> | undefined, options: RequestOptions | undefined): RequestOptions | undefined {
+    const schema = this.#inputSchemas.get(name)
+    if (this.#envelope === undefined || schema === undefined || args === undefined) return options
+    const values = paramHeaderValues(schema, args)
+    if (values.length === 0) return options
+    const headers: Record<string, string> = { ...options?.headers }
+    for (const [header, text] of values) headers[header] = encodeHeaderValue(text)
+    return { ...options, headers }
+  }
+
+  /** Open the listen stream for the list changes the server declares, unless told not to. */
+  #startListening(endpoint: Endpoint): void {
+    this.#listen = new ListenStream(
+      (filter, signal) =>
+        endpoint.request('subscriptions/listen', withRequestMeta({ notifications: filter as JsonRpcParams }, this.#envelope!), {
+          signal,
+          timeoutMs: OPEN_ENDED_MS,
+          maxTotalTimeoutMs: OPEN_ENDED_MS,
+        }),
+      (error) => this.#reportError(error),
+    )
+    if (this.#options.listenForChanges === false) return
+    this.#listenFor().catch((error: unknown) => this.#reportError(error instanceof Error ? error : new Error(String(error))))
+  }
+
+  /** (Re)open the listen stream with what this client wants to hear about now. */
+  #listenFor(): Promise<void> {
+    const capabilities = this.#server?.capabilities ?? {}
+    const filter: ListenFilter = {}
+    if (this.#options.listenForChanges !== false) {
+      if (capabilities.tools?.listChanged === true) filter.toolsListChanged = true
+      if (capabilities.prompts?.listChanged === true) filter.promptsListChanged = true
+      if (capabilities.resources?.listChanged === true) filter.resourcesListChanged = true
+    }
+    if (this.#subscriptions.size > 0) filter.resourceSubscriptions = [...this.#subscriptions]
+    return this.#listen?.update(filter) ?? Promise.resolve()
   }
 
   #connected(method: string): Endpoint {
@@ -278,6 +426,32 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     if (this.listenerCount('error') > 0) this.emit('error', error)
     else this.onerror?.(error)
   }
+}
+
+/** The newest stateless revision we share with a server that refused a request with -32022 (retried once). */
+function sharedRevisionAfterRefusal(error: unknown, ours: readonly string[]): string | undefined {
+  if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported
+  if (!Array.isArray(supported)) return undefined
+  return ours.find((version) => isStatelessRevision(version) && supported.includes(version))
+}
+
+/** What an elicitation, sampling or roots handler gets for a question of an input-required result. */
+function inputContext(key: string, method: string, params: JsonRpcParams, signal: AbortSignal | undefined): RequestContext {
+  const cannot = () => Promise.reject(new LocalError('invalid_state', 'a question of an input-required result cannot send messages of its own'))
+  return {
+    requestId: key,
+    method,
+    signal: signal ?? new AbortController().signal,
+    meta: params._meta as Record<string, unknown> | undefined,
+    sendProgress: async () => {},
+    sendNotification: cannot,
+    sendRequest: cannot,
+  }
+}
+
+function assertPeerSupports(declared: boolean, what: string): void {
+  if (!declared) throw new LocalError('capability_not_supported', `the server does not support ${what}: it did not declare the capability for it`)
 }
 
 function cursorParams(cursor: string | undefined): ListParams {

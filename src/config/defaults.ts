@@ -30,6 +30,11 @@ export const defaults = {
      * cursors forever must not keep the client busy forever.
      */
     maxListPages: 1_000,
+    /**
+     * Most input-required rounds (2026-07-28 multi-round results) one call answers before it
+     * gives up: a server asking forever must not keep the client (and its user) busy forever.
+     */
+    maxInputRounds: 16,
   },
   server: {
     /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */

@@ -14,6 +14,7 @@ export type LocalErrorCode =
   | 'invalid_response'
   | 'invalid_progress'
   | 'invalid_state'
+  | 'too_many_input_rounds'
 
 export class LocalError extends Error {
   override name = 'LocalError'

@@ -94,6 +94,7 @@ export function sendRequest(deps: OutgoingDeps, method: string, params: JsonRpcP
 
     const sendOptions: SendOptions = {}
     if (options.relatedRequestId !== undefined) sendOptions.relatedRequestId = options.relatedRequestId
+    if (options.headers !== undefined) sendOptions.headers = options.headers
     let sending: Promise<void>
     try {
       sending = transport.send(message, sendOptions)

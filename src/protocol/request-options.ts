@@ -14,4 +14,6 @@ export interface RequestOptions {
   onprogress?: (progress: ProgressParams) => void
   /** The inbound request this one is made on behalf of (routes it on HTTP transports). */
   relatedRequestId?: RequestId
+  /** Request headers for this call, on transports that have them (see SendOptions.headers). */
+  headers?: Readonly<Record<string, string>>
 }

@@ -15,6 +15,11 @@ export interface SendOptions {
    * message on the stream that request opened, so no message goes on two streams.
    */
   relatedRequestId?: RequestId
+  /**
+   * Request headers for this message, on transports that have headers (the `Mcp-Param-*` headers
+   * of 2026-07-28, values already encoded). Others ignore them.
+   */
+  headers?: Readonly<Record<string, string>>
 }
 
 /**
@@ -31,6 +36,10 @@ export interface Transport {
   onclose?: () => void
   /** The session id, for transports that have sessions. */
   readonly sessionId?: string | undefined
-  /** Told the negotiated version after initialize (HTTP clients send it as a header). */
-  setProtocolVersion?(version: string): void
+  /**
+   * Told the negotiated version (after initialize, or before server/discover in 2026-07-28);
+   * undefined goes back to no version, as before a handshake. HTTP clients send it as a header,
+   * and a stateless revision switches them to sessionless requests.
+   */
+  setProtocolVersion?(version: string | undefined): void
 }

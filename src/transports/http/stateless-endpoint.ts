@@ -120,7 +120,7 @@ export class StatelessEndpoint {
     const controller = new AbortController()
     // closing the response stream cancels the request (there is no notifications/cancelled over HTTP)
     res.once('close', () => {
-      if (!reply.finished) controller.abort(new Error('the client closed the stream'))
+      if (!reply.answered) controller.abort(new Error('the client closed the stream'))
       onfinished?.()
     })
     const io: StatelessIo = {

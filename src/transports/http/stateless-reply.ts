@@ -22,9 +22,9 @@ export class StatelessReply {
     this.#keepAliveMs = options.keepAliveMs
   }
 
-  /** True once the response was sent (or the client went away). */
-  get finished(): boolean {
-    return this.#finished || this.#res.destroyed
+  /** True once the response was written: a close before that is the client giving up. */
+  get answered(): boolean {
+    return this.#finished
   }
 
   /** A notification ahead of the response; dropped on a JSON-only endpoint. */

@@ -13,8 +13,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function client(url: string, options: ConstructorParameters<typeof StreamableHttpClientTransport>[1] = {}) {
-  const c = new McpClient({ name: 'http-client-test', version: '1' })
+/** A client of the handshake era (these tests are about sessions, GET streams and resumption). */
+async function client(url: string, options: ConstructorParameters<typeof StreamableHttpClientTransport>[1] = {}, protocolVersion: string | null = '2025-11-25') {
+  const c = new McpClient({ name: 'http-client-test', version: '1' }, protocolVersion === null ? {} : { protocolVersion })
   const transport = new StreamableHttpClientTransport(url, options)
   cleanups.push(() => c.close())
   await c.connect(transport)
@@ -63,6 +64,20 @@ describe('StreamableHttpClientTransport against the official SDK server', () => 
       expect(later.headers['mcp-session-id']).toBe(transport.sessionId)
       expect(later.headers['mcp-protocol-version']).toBe('2025-11-25')
     }
+  })
+
+  it('probes with server/discover, then falls back to initialize with a server of the handshake era', async () => {
+    const p = await peer()
+    const { c, transport } = await client(p.url, {}, null)
+    expect(c.protocolVersion).toBe('2025-11-25')
+    const posts = p.seen.filter((s) => s.method === 'POST')
+    expect(posts[0]!.headers['mcp-protocol-version']).toBe('2026-07-28')
+    expect(posts[0]!.headers['mcp-method']).toBe('server/discover')
+    // the fallback starts clean: no stateless headers and no version before initialize answers
+    expect(posts[1]!.headers['mcp-protocol-version']).toBeUndefined()
+    expect(posts[1]!.headers['mcp-method']).toBeUndefined()
+    expect(transport.sessionId).toBeDefined()
+    expect((await c.listAllTools()).length).toBeGreaterThan(0)
   })
 
   it('re-initializes once, transparently, when the server forgot the session (404)', async () => {

@@ -1,6 +1,8 @@
 import { defaults } from '../../../config/defaults.js'
 import { JSONRPC_VERSION, type JsonRpcMessage, type JsonRpcPayload, type JsonRpcRequest, type RequestId } from '../../../jsonrpc/index.js'
-import type { MessageExtra, Transport } from '../../../protocol/transport.js'
+import type { MessageExtra, SendOptions, Transport } from '../../../protocol/transport.js'
+import { encodeHeaderValue } from '../../../schema/header-values.js'
+import { META, NAME_FIELD, isStatelessRevision } from '../../../schema/revisions.js'
 import { HttpTransportError } from '../../http/http-transport-error.js'
 import { readSse } from '../../http/read-sse.js'
 
@@ -34,6 +36,12 @@ const isResponse = (message: JsonRpcMessage): message is JsonRpcMessage & { id: 
  * server forgot the session (404), opens the standalone GET stream, resumes dropped streams with
  * Last-Event-ID honouring `retry:`, and ends the session with DELETE on close.
  *
+ * In a stateless revision (2026-07-28: set by setProtocolVersion, or named by a message's own
+ * `_meta`) every message is a POST of its own: no session, no GET stream, no resumption; the
+ * headers mirror the body (MCP-Protocol-Version, Mcp-Method, Mcp-Name, and the caller's
+ * `Mcp-Param-*`); a refusal that answers the request in JSON-RPC (HTTP 400/404 with the
+ * request's id) is handed on as the answer; `notifications/cancelled` aborts the request's POST.
+ *
  * @example
  * const client = new McpClient({ name: 'app', version: '1.0.0' })
  * await client.connect(new StreamableHttpClientTransport(new URL('http://127.0.0.1:3000/mcp')))
@@ -51,6 +59,10 @@ export class StreamableHttpClientTransport implements Transport {
   #initialized = false
   #reinitializations = 0
   #closed = false
+  /** A stateless revision was negotiated: every message is a request of its own. */
+  #stateless = false
+  /** Stateless requests whose answer is still coming, to abort on notifications/cancelled. */
+  readonly #inFlight = new Map<RequestId, AbortController>()
 
   onmessage?: (payload: unknown, extra?: MessageExtra) => void
   onerror?: (error: Error) => void
@@ -75,15 +87,18 @@ export class StreamableHttpClientTransport implements Transport {
     return this.#sessionId
   }
 
-  /** The version negotiated at initialize; sent as MCP-Protocol-Version from then on. */
-  setProtocolVersion(version: string): void {
+  /** The version negotiated (or probed); sent as MCP-Protocol-Version from then on. */
+  setProtocolVersion(version: string | undefined): void {
     this.#protocolVersion = version
+    this.#stateless = isStatelessRevision(version)
   }
 
   async start(): Promise<void> {}
 
-  async send(payload: JsonRpcPayload): Promise<void> {
+  async send(payload: JsonRpcPayload, options: SendOptions = {}): Promise<void> {
     if (this.#closed) throw new HttpTransportError('closed', 'the transport is closed')
+    const statelessVersion = this.#statelessVersionOf(payload)
+    if (statelessVersion !== undefined) return this.#sendStateless(payload as JsonRpcMessage, statelessVersion, options.headers)
     const messages = Array.isArray(payload) ? payload : [payload]
     const initialize = messages.find((m): m is JsonRpcRequest => 'method' in m && m.method === 'initialize' && 'id' in m)
     if (initialize !== undefined) this.#initializeParams = initialize.params
@@ -100,6 +115,95 @@ export class StreamableHttpClientTransport implements Transport {
       this.#initialized = true
       if (this.#options.openGetStream) void this.#openGetStream()
     }
+  }
+
+  /** The stateless revision a message goes out in: its own `_meta` first, else the negotiated one. */
+  #statelessVersionOf(payload: JsonRpcPayload): string | undefined {
+    if (Array.isArray(payload)) return undefined
+    const meta = 'params' in payload ? (payload.params?._meta as Record<string, unknown> | undefined) : undefined
+    const own = meta?.[META.protocolVersion]
+    if (typeof own === 'string' && isStatelessRevision(own)) return own
+    return this.#stateless ? this.#protocolVersion : undefined
+  }
+
+  /** One message of a stateless revision: its own POST, answered in full before this resolves. */
+  async #sendStateless(message: JsonRpcMessage, version: string, extra: Readonly<Record<string, string>> | undefined): Promise<void> {
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      // HTTP cancels by ending the request's connection; the server sees the disconnect
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId
+      const controller = requestId === undefined ? undefined : this.#inFlight.get(requestId)
+      if (controller !== undefined) {
+        controller.abort(new HttpTransportError('closed', 'the request was cancelled'))
+        return
+      }
+    }
+    const headers: Record<string, string> = { ...this.#options.headers, ...extra, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'MCP-Protocol-Version': version }
+    if ('method' in message) {
+      headers['Mcp-Method'] = message.method
+      const field = NAME_FIELD[message.method]
+      const name = field === undefined ? undefined : message.params?.[field]
+      if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name)
+    }
+    const requestId = 'method' in message && 'id' in message ? message.id : undefined
+    const controller = new AbortController()
+    if (requestId !== undefined) this.#inFlight.set(requestId, controller)
+    try {
+      const res = await this.#request({ method: 'POST', headers, body: JSON.stringify(message) }, controller.signal)
+      await this.#answerStateless(res, requestId)
+    } finally {
+      if (requestId !== undefined && this.#inFlight.get(requestId) === controller) this.#inFlight.delete(requestId)
+    }
+  }
+
+  /**
+   * Deliver a stateless answer: JSON, or an SSE stream read to its end (no resumption in this
+   * revision, so a stream that ends before the response fails the request). An error status
+   * whose body answers the request in JSON-RPC is the answer; any other is an HttpTransportError.
+   */
+  async #answerStateless(res: Response, requestId: RequestId | undefined): Promise<void> {
+    const type = res.headers.get('content-type') ?? ''
+    if (res.status === 202 || (requestId === undefined && res.ok)) {
+      await res.body?.cancel()
+      return
+    }
+    if (!res.ok) {
+      if (requestId !== undefined && type.startsWith('application/json')) {
+        const text = await res.text().catch(() => '')
+        const answer = parseJson(text)
+        if (typeof answer === 'object' && answer !== null && (answer as { id?: unknown }).id === requestId && 'error' in answer) {
+          this.onmessage?.(answer)
+          return
+        }
+        throw new HttpTransportError('http_status', `HTTP ${res.status} from ${this.#url.href}${text ? `: ${text.slice(0, 500)}` : ''}`, {
+          status: res.status,
+          wwwAuthenticate: res.headers.get('www-authenticate'),
+        })
+      }
+      throw await this.#statusError(res)
+    }
+    if (type.startsWith('application/json')) {
+      const body: unknown = await res.json()
+      for (const message of Array.isArray(body) ? body : [body]) this.onmessage?.(message)
+      return
+    }
+    if (!type.startsWith('text/event-stream')) {
+      await res.body?.cancel()
+      throw new HttpTransportError('unexpected_content_type', `unexpected Content-Type ${JSON.stringify(type)} from ${this.#url.href}`, { status: res.status })
+    }
+    let answered = false
+    await readSse(res.body!, {
+      onEvent: (event) => {
+        if (event.data === '') return
+        const message = parseJson(event.data)
+        if (message === undefined) {
+          this.onerror?.(new HttpTransportError('stream_failed', 'an SSE event did not hold JSON'))
+          return
+        }
+        if (isResponse(message as JsonRpcMessage) && (message as { id: RequestId }).id === requestId) answered = true
+        this.onmessage?.(message)
+      },
+    })
+    if (!answered && !this.#closed) throw new HttpTransportError('stream_failed', `the SSE stream from ${this.#url.href} ended before the response`)
   }
 
   async close(): Promise<void> {
@@ -239,10 +343,10 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** fetch with a timeout until the response headers arrive, and abort on close. */
-  async #request(init: RequestInit): Promise<Response> {
+  async #request(init: RequestInit, cancel?: AbortSignal): Promise<Response> {
     const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs)
     const headersIn = new AbortController()
-    const signal = AbortSignal.any([this.#closing.signal, headersIn.signal])
+    const signal = AbortSignal.any(cancel === undefined ? [this.#closing.signal, headersIn.signal] : [this.#closing.signal, headersIn.signal, cancel])
     const onTimeout = () => headersIn.abort(new HttpTransportError('timeout', `no answer from ${this.#url.href} within ${this.#options.requestTimeoutMs} ms`))
     timeout.addEventListener('abort', onTimeout, { once: true })
     try {
@@ -268,6 +372,14 @@ export class StreamableHttpClientTransport implements Transport {
       status: res.status,
       wwwAuthenticate: res.headers.get('www-authenticate'),
     })
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
   }
 }
 
