@@ -2,7 +2,8 @@
  * `x-mcp-header`: a tool marks an input parameter to be mirrored into an `Mcp-Param-{Name}` request
  * header (2026-07-28), so gateways can route on it without parsing the body. The server checks
  * the header against the arguments; the client sends it, and refuses tools whose annotations
- * break the rules (empty, not a header token, repeated, on a value that is not a primitive).
+ * break the rules (empty, not a header token, repeated, on a parameter that is not a string,
+ * integer or boolean).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters
  */
 import { headerText } from './header-values.js'
@@ -24,7 +25,8 @@ interface Annotation {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
-const NOT_PRIMITIVE = new Set(['object', 'array', 'null'])
+/** Types a mirrored parameter may have; `number` is left out, since decimals print differently from one language to the next. */
+const MIRRORABLE = new Set(['string', 'integer', 'boolean'])
 const cache = new WeakMap<object, readonly ParamHeader[]>()
 
 /**
@@ -52,7 +54,7 @@ export function paramHeaderProblem(inputSchema: unknown): string | undefined {
     if (seen.has(mark.toLowerCase())) return `${where} (${JSON.stringify(mark)}) repeats another parameter's header`
     seen.add(mark.toLowerCase())
     const types = Array.isArray(property.type) ? property.type : [property.type]
-    if (types.some((type) => typeof type === 'string' && NOT_PRIMITIVE.has(type))) return `${where} is on a parameter that is not a string, number or boolean`
+    if (types.some((type) => typeof type === 'string' && !MIRRORABLE.has(type))) return `${where} is on a parameter that is not a string, integer or boolean`
   }
   return undefined
 }

@@ -43,6 +43,47 @@ function sampleArguments(schema) {
   return args
 }
 
+/** Prompt arguments: a short string for each required one. */
+function samplePromptArguments(prompt) {
+  return Object.fromEntries((prompt.arguments ?? []).filter((argument) => argument.required).map((argument) => [argument.name, 'x']))
+}
+
+/**
+ * What a client does with a server, per scenario: only what the server declared (the initialize
+ * scenario's server offers no tools), the calls the scenario asks for in its context, or every
+ * listed tool with arguments that fit its schema.
+ */
+async function exercise(client) {
+  const capabilities = client.serverCapabilities ?? {}
+  if (capabilities.tools === undefined) return
+  const { tools } = await client.listTools()
+  if (scenario === 'json-schema-2020-12-preservation') {
+    // hand the focal tool's inputSchema back as we received it
+    const focal = tools.find((tool) => tool.name !== 'json_schema_echo')
+    await client.callTool('json_schema_echo', { schema: focal.inputSchema })
+    return
+  }
+  if (Array.isArray(context.toolCalls)) {
+    for (const call of context.toolCalls) await client.callTool(call.name, call.arguments)
+    return
+  }
+  const callEveryTool = ['tools_call', 'sse-retry', 'http-standard-headers', 'http-invalid-tool-headers', 'sep-2322-client-request-state']
+  if (!callEveryTool.includes(scenario)) return
+  // sse-retry: the tool's POST stream closes after a priming event (retry: 500); the answer comes
+  // on the GET that resumes it with Last-Event-ID. sep-2322: calls run side by side, so one
+  // tool's input rounds must not leak into another's.
+  await Promise.all(tools.map((tool) => client.callTool(tool.name, sampleArguments(tool.inputSchema))))
+  if (scenario !== 'http-standard-headers') return
+  if (capabilities.resources !== undefined) {
+    const { resources } = await client.listResources()
+    if (resources[0] !== undefined) await client.readResource(resources[0].uri)
+  }
+  if (capabilities.prompts !== undefined) {
+    const { prompts } = await client.listPrompts()
+    if (prompts[0] !== undefined) await client.getPrompt(prompts[0].name, samplePromptArguments(prompts[0]))
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'mcp-auth-conformance-'))
 try {
   if (scenario === 'auth/client-credentials-basic' || scenario === 'auth/client-credentials-jwt') {
@@ -91,20 +132,11 @@ try {
     await client.callTool('test_client_elicitation_defaults', {})
     await client.close()
   } else {
-    const client = await connect()
-    // Only what the server declared: the initialize scenario's server offers no tools.
-    if (client.serverCapabilities?.tools !== undefined) {
-      const { tools } = await client.listTools()
-      // sse-retry: the tool's POST stream closes after a priming event (retry: 500); the answer
-      // comes on the GET that resumes it with Last-Event-ID.
-      // json-schema-2020-12-preservation: hand the focal tool's inputSchema back as we received it
-      if (scenario === 'json-schema-2020-12-preservation') {
-        const focal = tools.find((tool) => tool.name !== 'json_schema_echo')
-        await client.callTool('json_schema_echo', { schema: focal.inputSchema })
-      }
-      // tools_call: arguments that fit the tool's schema (add_numbers takes two numbers)
-      if (scenario === 'tools_call' || scenario === 'sse-retry') for (const tool of tools) await client.callTool(tool.name, sampleArguments(tool.inputSchema))
-    }
+    const client = new McpClient({ name: 'mcp-auth-conformance-client', version: '0.1.0' })
+    // sep-2322 asks questions through input-required rounds: answered like any elicitation
+    client.setElicitationHandler(async () => ({ action: 'accept', content: { confirmed: true } }))
+    await client.connect(new StreamableHttpClientTransport(serverUrl))
+    await exercise(client)
     await client.close()
   }
 } catch (error) {
