@@ -15,6 +15,8 @@ import { LocalError } from '../../src/protocol/errors.js'
 import { McpServer } from '../../src/server/mcp-server.js'
 import { StreamableHttpHandler, type StreamableHttpOptions } from '../../src/transports/streamable-http/server/index.js'
 import { StreamableHttpClientTransport } from '../../src/transports/http-client/index.js'
+import { StdioClientTransport } from '../../src/transports/stdio/index.js'
+import { CLI_PATH } from '../helpers/paths.js'
 import { listenOnLoopback } from '../helpers/listen.js'
 
 const clientInfo = { name: 'stateless-client-test', version: '1.0.0' }
@@ -227,6 +229,29 @@ describe('McpClient against a server that speaks 2026-07-28', () => {
     controller.abort(new Error('user gave up'))
     await expect(call).rejects.toMatchObject({ code: 'request_cancelled' })
     await aborted
+  })
+})
+
+describe('McpClient over stdio against our demo server', () => {
+  it('speaks 2026-07-28 on the pipe: discover, an input round, a resource subscription through listen', async () => {
+    const client = new McpClient(clientInfo)
+    client.setElicitationHandler(async () => ({ action: 'accept', content: { name: 'Ada' } }))
+    closers.push(() => client.close())
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'demo-server', '--stdio'], stderr: 'pipe' }))
+    expect(client.protocolVersion).toBe('2026-07-28')
+    expect((await client.callTool('test_input_required_result_elicitation', {})).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }])
+    await client.subscribeResource(WATCHED_RESOURCE_URI)
+    const updated = new Promise<{ uri: string }>((resolve) => client.once('resourceUpdated', resolve))
+    await client.callTool('touch_watched_resource', {})
+    expect(await updated).toMatchObject({ uri: WATCHED_RESOURCE_URI })
+  })
+
+  it('still speaks 2025-11-25 on the pipe when pinned', async () => {
+    const client = new McpClient(clientInfo, { protocolVersion: '2025-11-25' })
+    closers.push(() => client.close())
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'demo-server', '--stdio'], stderr: 'pipe' }))
+    expect(client.protocolVersion).toBe('2025-11-25')
+    await client.ping()
   })
 })
 
