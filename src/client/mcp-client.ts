@@ -20,11 +20,10 @@ import type {
   Root,
   Tool,
 } from '../schema/features.js'
-import { encodeHeaderValue } from '../schema/header-values.js'
 import { JsonSchemaValidator } from '../schema/json-schema.js'
 import { INPUT_REQUIRED_METHODS, isStatelessRevision } from '../schema/revisions.js'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../schema/versions.js'
-import { paramHeaderProblem, paramHeaderValues } from '../schema/x-mcp-header.js'
+import { paramHeaderProblem, paramHeaders } from '../schema/x-mcp-header.js'
 import { clientEndpointOptions } from './client-endpoint-options.js'
 import { routeServerNotifications, type McpClientEvents } from './client-events.js'
 import { ClientHandlers, type ElicitationHandler, type SamplingHandler } from './client-handlers.js'
@@ -201,7 +200,17 @@ export class McpClient extends EventEmitter<McpClientEvents> {
    */
   async callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
     const params: JsonRpcParams = args === undefined ? { name } : { name, arguments: args }
-    const result = await this.#request('tools/call', params, this.#withParamHeaders(name, args, options))
+    let result: Result
+    try {
+      result = await this.#request('tools/call', params, this.#withParamHeaders(name, args, options))
+    } catch (error) {
+      // a tool that mirrors parameters into headers, called before it was listed: learn its
+      // schema once and call again with the headers (2026-07-28)
+      if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.HeaderMismatch || this.#inputSchemas.has(name)) throw error
+      await this.listAllTools(options)
+      if (!this.#inputSchemas.has(name)) throw error
+      result = await this.#request('tools/call', params, this.#withParamHeaders(name, args, options))
+    }
     requireArray(result, 'content', 'tools/call')
     optionalObject(result, 'structuredContent', 'tools/call')
     this.#outputSchemas.check(name, result as unknown as CallToolResult)
@@ -367,11 +376,9 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   #withParamHeaders(name: string, args: Record<string, unknown> | undefined, options: RequestOptions | undefined): RequestOptions | undefined {
     const schema = this.#inputSchemas.get(name)
     if (this.#envelope === undefined || schema === undefined || args === undefined) return options
-    const values = paramHeaderValues(schema, args)
-    if (values.length === 0) return options
-    const headers: Record<string, string> = { ...options?.headers }
-    for (const [header, text] of values) headers[header] = encodeHeaderValue(text)
-    return { ...options, headers }
+    const headers = paramHeaders(schema, args)
+    if (Object.keys(headers).length === 0) return options
+    return { ...options, headers: { ...options?.headers, ...headers } }
   }
 
   /** Open the listen stream for the list changes the server declares, unless told not to. */

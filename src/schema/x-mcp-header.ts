@@ -6,7 +6,7 @@
  * integer or boolean).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#custom-headers-from-tool-parameters
  */
-import { headerText } from './header-values.js'
+import { encodeHeaderValue, headerText } from './header-values.js'
 
 /** One tool parameter mirrored into an `Mcp-Param-{Name}` header. */
 export interface ParamHeader {
@@ -59,14 +59,14 @@ export function paramHeaderProblem(inputSchema: unknown): string | undefined {
   return undefined
 }
 
-/** The `Mcp-Param-*` headers (unencoded text) for these arguments; null and absent values are left out. */
-export function paramHeaderValues(inputSchema: object, args: unknown): Array<[name: string, text: string]> {
-  const out: Array<[string, string]> = []
+/** The `Mcp-Param-*` request headers, encoded, for a call with these arguments; null and absent values are left out. */
+export function paramHeaders(inputSchema: object, args: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
   for (const param of paramHeadersOf(inputSchema)) {
     let value: unknown = args
     for (const key of param.path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
     const text = headerText(value)
-    if (text !== undefined) out.push([param.name, text])
+    if (text !== undefined) out[param.name] = encodeHeaderValue(text)
   }
   return out
 }

@@ -51,9 +51,13 @@ async function connect(transport: Transport, options: ConstructorParameters<type
 async function exercise(client: McpClient): Promise<void> {
   expect(client.protocolVersion).toBe('2026-07-28')
   expect(client.serverInfo).toMatchObject({ name: 'sdk-v2-server' })
-  expect((await client.listAllTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'greet']))
   expect((await client.callTool('echo', { text: 'hi' })).content).toEqual([{ type: 'text', text: 'hi' }])
+  // the server checks Mcp-Param-Region against the argument: called before any listing, the
+  // client learns the tool's schema from the -32020 refusal and sends the header
+  expect((await client.callTool('weather', { region: 'eu-west' })).content).toEqual([{ type: 'text', text: 'sunny in eu-west' }])
   expect((await client.callTool('greet', {})).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }])
+  expect((await client.listAllTools()).map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'weather', 'greet']))
+  expect((await client.callTool('weather', { region: 'Zürich ' })).content).toEqual([{ type: 'text', text: 'sunny in Zürich ' }])
   expect((await client.readResource('test://readme')).contents).toEqual([expect.objectContaining({ uri: 'test://readme', text: 'read me' })])
   expect((await client.getPrompt('hello', { who: 'world' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Hello world' } }])
 }

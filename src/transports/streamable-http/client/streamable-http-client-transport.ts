@@ -167,19 +167,9 @@ export class StreamableHttpClientTransport implements Transport {
       return
     }
     if (!res.ok) {
-      if (requestId !== undefined && type.startsWith('application/json')) {
-        const text = await res.text().catch(() => '')
-        const answer = parseJson(text)
-        if (typeof answer === 'object' && answer !== null && (answer as { id?: unknown }).id === requestId && 'error' in answer) {
-          this.onmessage?.(answer)
-          return
-        }
-        throw new HttpTransportError('http_status', `HTTP ${res.status} from ${this.#url.href}${text ? `: ${text.slice(0, 500)}` : ''}`, {
-          status: res.status,
-          wwwAuthenticate: res.headers.get('www-authenticate'),
-        })
-      }
-      throw await this.#statusError(res)
+      const refusal = await this.#refusal(res, requestId === undefined ? [] : [requestId])
+      if (refusal !== undefined) throw refusal
+      return
     }
     if (type.startsWith('application/json')) {
       const body: unknown = await res.json()
@@ -239,9 +229,13 @@ export class StreamableHttpClientTransport implements Transport {
       await res.body?.cancel()
       return
     }
-    if (!res.ok) throw await this.#statusError(res)
     const owed = new Set<RequestId>()
     for (const message of Array.isArray(payload) ? payload : [payload]) if ('method' in message && 'id' in message) owed.add(message.id)
+    if (!res.ok) {
+      const refusal = await this.#refusal(res, [...owed])
+      if (refusal !== undefined) throw refusal
+      return
+    }
     const type = res.headers.get('content-type') ?? ''
     if (type.startsWith('application/json')) {
       const body: unknown = await res.json()
@@ -366,8 +360,29 @@ export class StreamableHttpClientTransport implements Transport {
     return headers
   }
 
-  async #statusError(res: Response): Promise<HttpTransportError> {
+  /**
+   * An error status: a JSON-RPC error answering one of `ids` (a refusal in the protocol's own
+   * format, such as -32022 with the revisions the server speaks) is handed on as the answer and
+   * undefined returned; anything else, and every auth challenge (401, 403: an auth layer acts on
+   * those), becomes the HttpTransportError to throw.
+   */
+  async #refusal(res: Response, ids: readonly RequestId[]): Promise<HttpTransportError | undefined> {
+    const json = (res.headers.get('content-type') ?? '').startsWith('application/json')
+    if (ids.length === 0 || !json || res.status === 401 || res.status === 403) return this.#statusError(res)
     const text = await res.text().catch(() => '')
+    const answer = parseJson(text) as { id?: unknown } | undefined
+    if (typeof answer === 'object' && answer !== null && 'error' in answer && ids.includes(answer.id as RequestId)) {
+      this.onmessage?.(answer)
+      return undefined
+    }
+    return this.#httpError(res, text)
+  }
+
+  async #statusError(res: Response): Promise<HttpTransportError> {
+    return this.#httpError(res, await res.text().catch(() => ''))
+  }
+
+  #httpError(res: Response, text: string): HttpTransportError {
     return new HttpTransportError('http_status', `HTTP ${res.status} from ${this.#url.href}${text ? `: ${text.slice(0, 500)}` : ''}`, {
       status: res.status,
       wwwAuthenticate: res.headers.get('www-authenticate'),
