@@ -11,15 +11,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { decodeJwt } from 'jose'
 import { calculatePKCECodeChallenge, randomPKCECodeVerifier, randomState } from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readSse } from '../../src/transports/http/read-sse.js'
-import { startCli, stopChild } from '../helpers/cli-process.js'
+import { startMainJob } from '../helpers/cli-process.js'
 import { formLogin } from '../helpers/form-login.js'
 
 const USERNAME = 'demo'
@@ -28,20 +24,17 @@ const PASSWORD = 'sdk oauth e2e password'
 const REDIRECT_URI = 'http://127.0.0.1:43117/callback'
 const ACCEPT_BOTH = 'application/json, text/event-stream'
 
-let dataDir: string | undefined
-let child: ChildProcess | undefined
 let origin: string
+let stop: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-sdk-oauth-'))
-  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir], { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD } })
-  child = started.child
-  origin = new URL(started.url).origin
+  const job = await startMainJob(PASSWORD, 'mcp-auth-sdk-oauth-')
+  origin = job.origin
+  stop = job.stop
 })
 
 afterAll(async () => {
-  if (child !== undefined) await stopChild(child)
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+  await stop?.()
 })
 
 /** What an MCP host keeps for one server, in memory; records where it was asked to send the user. */

@@ -13,31 +13,24 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startCli, stopChild } from '../helpers/cli-process.js'
+import { startMainJob } from '../helpers/cli-process.js'
 import { formLogin } from '../helpers/form-login.js'
 
 const PASSWORD = 'sdk v2 oauth e2e password'
 const REDIRECT_URI = 'http://127.0.0.1:43118/callback'
 
-let dataDir: string | undefined
-let child: ChildProcess | undefined
 let origin: string
+let stop: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-sdk-v2-oauth-'))
-  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir], { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD } })
-  child = started.child
-  origin = new URL(started.url).origin
+  const job = await startMainJob(PASSWORD, 'mcp-auth-sdk-v2-oauth-')
+  origin = job.origin
+  stop = job.stop
 })
 
 afterAll(async () => {
-  if (child !== undefined) await stopChild(child)
-  if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true })
+  await stop?.()
 })
 
 class MemoryProvider implements OAuthClientProvider {

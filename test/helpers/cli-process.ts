@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { CLI_PATH } from './paths.js'
 
 /** Runs `mcp-auth <args>` to completion. */
@@ -49,4 +52,22 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
     child.once('exit', () => resolve())
     child.kill(signal)
   })
+}
+
+/**
+ * `mcp-auth start` (the main job: authorization server and protected demo MCP server) on an
+ * ephemeral port with its own data directory and demo password; `stop` ends it and removes the
+ * directory.
+ */
+export async function startMainJob(password: string, prefix = 'mcp-auth-main-job-'): Promise<{ origin: string; dataDir: string; stop(): Promise<void> }> {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix))
+  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir], { env: { MCP_AUTH_DEMO_PASSWORD: password } })
+  return {
+    origin: new URL(started.url).origin,
+    dataDir,
+    stop: async () => {
+      await stopChild(started.child)
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
 }
