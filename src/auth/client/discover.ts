@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource/resource-uri.js'
+import { resourceIdentifiesServer } from './resource-identifies-server.js'
 
 /** RFC 9728 protected resource metadata, as much as the client uses. */
 export interface ResourceMetadata {
@@ -51,7 +52,7 @@ export function canonicalServerUri(url: string | URL): string {
  * Finds the protected resource metadata of an MCP server (MCP 2025-11-25 authorization
  * §"Protected Resource Metadata Discovery"): the challenge's `resource_metadata`, else the
  * path-aware well-known address, else the root one. Undefined when there is none (a 2025-03-26
- * server). The document must name this server as its `resource` (RFC 9728 §3.3).
+ * server). The document's `resource` must name this server ({@link resourceIdentifiesServer}).
  */
 export async function discoverResourceMetadata(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<ResourceMetadata | undefined> {
   const url = new URL(serverUrl)
@@ -66,8 +67,8 @@ export async function discoverResourceMetadata(serverUrl: string, challenge: str
     if (body === undefined || typeof body !== 'object' || body === null) continue
     const metadata = body as ResourceMetadata
     if (typeof metadata.resource !== 'string') continue
-    if (canonicalServerUri(metadata.resource) !== canonicalServerUri(serverUrl) && new URL(metadata.resource).origin !== url.origin) {
-      throw new DiscoveryError(`${candidate} describes ${metadata.resource}, not ${serverUrl}`)
+    if (!resourceIdentifiesServer(metadata.resource, url)) {
+      throw new DiscoveryError(`${candidate} describes the resource ${JSON.stringify(metadata.resource)}, which is not ${serverUrl}; refusing to log in (RFC 9728 §3.3)`)
     }
     return metadata
   }

@@ -1,7 +1,8 @@
 import * as oauth from 'oauth4webapi'
 import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
-import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { clientConfiguration } from './client-configuration.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
@@ -129,8 +130,7 @@ export class McpOAuth {
   async #currentTokens(): Promise<StoredTokens | undefined> {
     if (this.#discovered === undefined) {
       // Tokens from an earlier run: find the server's metadata now rather than after a 401.
-      const resource = canonicalServerUri(this.#serverUrl)
-      const held = (await this.#options.store.list()).some((entry) => entry.resource === resource)
+      const held = (await this.#options.store.list()).some((entry) => resourceIdentifiesServer(entry.resource, this.#serverUrl))
       if (!held) return undefined
       await this.#discover(null)
     }

@@ -81,3 +81,35 @@ describe('discoverAuthorization: authorization server metadata issuer (RFC 8414 
     }
   })
 })
+
+describe('discoverAuthorization: the protected resource metadata must name this server (RFC 9728 §3.3)', () => {
+  it('refuses metadata describing a resource on another origin', async () => {
+    resource.metadata.authorization_servers = [as.issuer]
+    resource.metadata.resource = 'https://evil.example.com/mcp'
+    try {
+      await expect(discoverAuthorization(resource.url, null)).rejects.toThrow(`describes the resource "https://evil.example.com/mcp", which is not ${resource.url}`)
+    } finally {
+      resource.metadata.resource = resource.url
+    }
+  })
+
+  it('refuses metadata describing another resource on the same origin', async () => {
+    resource.metadata.authorization_servers = [as.issuer]
+    resource.metadata.resource = `${resource.origin}/other`
+    try {
+      await expect(discoverAuthorization(resource.url, null)).rejects.toThrow(DiscoveryError)
+    } finally {
+      resource.metadata.resource = resource.url
+    }
+  })
+
+  it('accepts the origin as the resource and keeps it verbatim for the resource parameter', async () => {
+    resource.metadata.authorization_servers = [as.issuer]
+    resource.metadata.resource = resource.origin
+    try {
+      expect((await discoverAuthorization(resource.url, null)).resource).toBe(resource.origin)
+    } finally {
+      resource.metadata.resource = resource.url
+    }
+  })
+})
