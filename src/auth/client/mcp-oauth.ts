@@ -10,6 +10,8 @@ import { startLoopbackCallback } from './loopback-callback.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
+import { McpOAuthError } from './mcp-oauth-error.js'
+import { checkResponseIssuer } from './check-response-issuer.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -30,18 +32,6 @@ export interface McpOAuthOptions {
   callbackPort?: number
   strictCallbackPort?: boolean
   fetch?: typeof fetch
-}
-
-/** Local errors of the login helper (never sent on the wire). */
-export class McpOAuthError extends Error {
-  override name = 'McpOAuthError'
-  constructor(
-    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up',
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options)
-  }
 }
 
 /**
@@ -201,6 +191,8 @@ export class McpOAuth {
     }
     const stored = await this.#options.store.getClient(server.issuer)
     const callback = await startLoopbackCallback({
+      // RFC 9207: the issuer recorded with this login's verifier and state, checked on arrival
+      check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
       ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
     })

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { McpOAuth, McpOAuthError, type McpOAuthOptions } from '../../../src/auth/client/mcp-oauth.js'
+import { McpOAuth, type McpOAuthOptions } from '../../../src/auth/client/mcp-oauth.js'
+import { McpOAuthError } from '../../../src/auth/client/mcp-oauth-error.js'
 import { FileTokenStore } from '../../../src/auth/client/token-store.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formHandoff } from '../../helpers/form-handoff.js'
@@ -36,6 +37,24 @@ function loginHelper(options: Partial<McpOAuthOptions> & Pick<McpOAuthOptions, '
   return new McpOAuth(resource.url, { store: new FileTokenStore(join(dir, `${++stores}`, 'tokens.json')), ...options })
 }
 
+/**
+ * The network as the login helper sees it: records each request's path and lets a test edit the
+ * authorization server's metadata on its way (a server that advertises less than ours does).
+ */
+function observingFetch(editMetadata?: (metadata: Record<string, unknown>) => void): typeof fetch & { paths: string[] } {
+  const paths: string[] = []
+  const observing = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    paths.push(url.pathname)
+    const response = await fetch(input, init)
+    if (editMetadata === undefined || url.pathname !== '/.well-known/oauth-authorization-server') return response
+    const metadata = (await response.json()) as Record<string, unknown>
+    editMetadata(metadata)
+    return Response.json(metadata, { status: response.status })
+  }
+  return Object.assign(observing, { paths })
+}
+
 function call(auth: McpOAuth): Promise<Response> {
   return auth.fetch(resource.url, { method: 'POST', body: '{}' })
 }
@@ -64,5 +83,41 @@ describe('McpOAuth: protected resource metadata naming another resource', () => 
     const response = await call(loginHelper({ handoff }))
     expect(response.status).toBe(200)
     expect(handoff.urls[0]!.searchParams.get('resource')).toBe(resource.origin)
+  })
+})
+
+describe('McpOAuth: the authorization response issuer (RFC 9207)', () => {
+  it('redeems the code when iss is the issuer the login was sent to', async () => {
+    const handoff = formHandoff()
+    const response = await call(loginHelper({ handoff }))
+    expect(response.status).toBe(200)
+    expect(handoff.callbackStatuses).toEqual([200])
+  })
+
+  it.each([
+    ['names another server', (callback: URL) => callback.searchParams.set('iss', 'https://evil.example.com')],
+    ['is missing although the server advertises it', (callback: URL) => callback.searchParams.delete('iss')],
+    ['differs from the issuer only by a trailing slash', (callback: URL) => callback.searchParams.set('iss', `${as.issuer}/`)],
+  ])('refuses a response whose iss %s, and never redeems its code', async (_case, tamper) => {
+    const handoff = formHandoff({ tamper })
+    const network = observingFetch()
+    const error = await call(loginHelper({ handoff, fetch: network })).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(McpOAuthError)
+    expect((error as Error).message).toContain('RFC 9207')
+    expect(handoff.callbackStatuses).toEqual([400])
+    expect(network.paths).not.toContain('/token')
+  })
+
+  it('refuses a wrong iss from a server that does not advertise iss support', async () => {
+    const handoff = formHandoff({ tamper: (callback) => callback.searchParams.set('iss', 'https://evil.example.com') })
+    const network = observingFetch((metadata) => delete metadata['authorization_response_iss_parameter_supported'])
+    await expect(call(loginHelper({ handoff, fetch: network }))).rejects.toThrow('names the issuer "https://evil.example.com"')
+    expect(network.paths).not.toContain('/token')
+  })
+
+  it('redeems a code without iss from a server that does not advertise iss support', async () => {
+    const handoff = formHandoff({ tamper: (callback) => callback.searchParams.delete('iss') })
+    const network = observingFetch((metadata) => delete metadata['authorization_response_iss_parameter_supported'])
+    expect((await call(loginHelper({ handoff, fetch: network }))).status).toBe(200)
   })
 })
