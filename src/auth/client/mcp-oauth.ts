@@ -12,6 +12,7 @@ import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
 import { checkResponseIssuer } from './check-response-issuer.js'
+import { applicationType } from './application-type.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -248,7 +249,7 @@ export class McpOAuth {
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      application_type: 'native',
+      application_type: applicationType([redirectUri]),
       client_name: this.#options.clientName ?? 'mcp-auth',
     }
     let registered: { client_id: string; client_secret?: unknown; token_endpoint_auth_method?: unknown }

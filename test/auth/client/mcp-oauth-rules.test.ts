@@ -121,3 +121,15 @@ describe('McpOAuth: the authorization response issuer (RFC 9207)', () => {
     expect((await call(loginHelper({ handoff, fetch: network }))).status).toBe(200)
   })
 })
+
+describe('McpOAuth: dynamic client registration', () => {
+  it('registers its loopback redirect as a native application', async () => {
+    const store = new FileTokenStore(join(dir, 'registration', 'tokens.json'))
+    expect((await call(new McpOAuth(resource.url, { store, handoff: formHandoff() }))).status).toBe(200)
+    const registration = await store.getClient(as.issuer)
+    expect(registration?.source).toBe('dynamic')
+    const registered = await as.as.provider.Client.find(registration!.client_id)
+    expect(registered?.applicationType).toBe('native')
+    expect(registered?.redirectUris?.[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+  })
+})
