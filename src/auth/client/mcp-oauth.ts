@@ -13,6 +13,7 @@ import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
 import { checkResponseIssuer } from './check-response-issuer.js'
 import { applicationType } from './application-type.js'
+import { requestedScope } from './requested-scope.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -202,7 +203,7 @@ export class McpOAuth {
       const config = this.#configuration(server, registration)
       const verifier = client.randomPKCECodeVerifier()
       const state = client.randomState()
-      const scope = options.scope ?? discovered.scope
+      const scope = requestedScope(options.scope ?? discovered.scope, server)
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: callback.redirectUri,
         code_challenge: await client.calculatePKCECodeChallenge(verifier),

@@ -133,3 +133,20 @@ describe('McpOAuth: dynamic client registration', () => {
     expect(registered?.redirectUris?.[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
   })
 })
+
+describe('McpOAuth: offline_access (SEP-2207)', () => {
+  it('asks for offline_access besides the resource scope when the authorization server lists it', async () => {
+    const handoff = formHandoff()
+    expect((await call(loginHelper({ handoff }))).status).toBe(200)
+    expect(handoff.urls[0]!.searchParams.get('scope')).toBe('mcp offline_access')
+  })
+
+  it('does not ask for offline_access when the authorization server does not list it', async () => {
+    const handoff = formHandoff()
+    const network = observingFetch((metadata) => {
+      metadata['scopes_supported'] = (metadata['scopes_supported'] as string[]).filter((scope) => scope !== 'offline_access')
+    })
+    expect((await call(loginHelper({ handoff, fetch: network }))).status).toBe(200)
+    expect(handoff.urls[0]!.searchParams.get('scope')).toBe('mcp')
+  })
+})
