@@ -55,6 +55,8 @@ export class McpOAuth {
   /** The challenge the discovery above was made for (a new challenge may name other metadata or scopes). */
   #discoveredFor: string | null = null
   #login: Promise<StoredTokens> | undefined
+  /** The issuer the any-issuer pre-registered client was first used at. */
+  #anyIssuerClientAt: string | undefined
 
   constructor(serverUrl: string, options: McpOAuthOptions) {
     this.#serverUrl = serverUrl
@@ -107,8 +109,9 @@ export class McpOAuth {
     return fetchWithBearer(this.#fetch, input, init, tokens?.access_token)
   }
 
-  async #discover(challenge: string | null): Promise<DiscoveredAuthorization> {
-    if (this.#discovered !== undefined && (challenge === null || challenge === this.#discoveredFor)) return this.#discovered
+  /** Discovery for this challenge, cached unless `fresh` (the metadata may have changed since). */
+  async #discover(challenge: string | null, fresh = false): Promise<DiscoveredAuthorization> {
+    if (!fresh && this.#discovered !== undefined && (challenge === null || challenge === this.#discoveredFor)) return this.#discovered
     try {
       this.#discovered = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
       this.#discoveredFor = challenge
@@ -134,9 +137,14 @@ export class McpOAuth {
     return this.#refresh(tokens).catch(() => tokens)
   }
 
-  /** After a 401: refresh if we hold a refresh token (once, shared), else log in. */
+  /**
+   * After a 401: refresh if we hold a refresh token (once, shared), else log in. A refused token
+   * sends discovery back to the metadata first: the resource may have moved to another
+   * authorization server, whose tokens and registration are then looked up under its issuer and
+   * never the old one's (MCP 2026-07-28 client-registration §Authorization Server Binding).
+   */
   async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens> {
-    const discovered = await this.#discover(challenge)
+    const discovered = await this.#discover(challenge, held !== undefined)
     const stored = await this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
     // Another process (or request) already replaced the token that was refused: use the new one.
     if (stored !== undefined && held !== undefined && stored.access_token !== held.access_token) return stored
@@ -232,8 +240,8 @@ export class McpOAuth {
   /** Pre-registered → client ID metadata document → dynamic registration (MCP 2025-11-25 order). */
   async #registration(server: oauth.AuthorizationServer, stored: StoredClient | undefined, redirectUri: string): Promise<StoredClient> {
     const { store } = this.#options
-    const configured = this.#options.clients?.[server.issuer] ?? this.#options.anyIssuerClient
-    if (configured !== undefined) return { ...configured, source: 'configured' }
+    const configured = this.#configuredClient(server.issuer)
+    if (configured !== undefined) return configured
     // A registration is reused across launches; loopback redirect URIs match on any port (RFC 8252 §7.3).
     if (stored !== undefined && (stored.source !== 'dynamic' || stored.redirect_uris?.some((uri) => sameLoopbackPath(uri, redirectUri)))) return stored
     const documentUrl = this.#options.clientMetadataDocument
@@ -279,6 +287,26 @@ export class McpOAuth {
     }
     await store.setClient(server.issuer, registration)
     return registration
+  }
+
+  /**
+   * Pre-registered credentials for this issuer. Those given for any issuer belong to the first one
+   * they are used at: when the resource moves to another, they are not presented there, and the
+   * error says what to configure (SEP-2352).
+   */
+  #configuredClient(issuer: string): StoredClient | undefined {
+    const forIssuer = this.#options.clients?.[issuer]
+    if (forIssuer !== undefined) return { ...forIssuer, source: 'configured' }
+    const any = this.#options.anyIssuerClient
+    if (any === undefined) return undefined
+    this.#anyIssuerClientAt ??= issuer
+    if (this.#anyIssuerClientAt !== issuer) {
+      throw new McpOAuthError(
+        'registration',
+        `${this.#serverUrl} now names ${issuer} as its authorization server, but the configured client ${any.client_id} is registered at ${this.#anyIssuerClientAt}: configure a client for ${issuer}`,
+      )
+    }
+    return { ...any, source: 'configured' }
   }
 
   #configuration(server: oauth.AuthorizationServer, registration: StoredClient): client.Configuration {

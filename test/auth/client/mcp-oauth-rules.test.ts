@@ -8,6 +8,7 @@ import { FileTokenStore } from '../../../src/auth/client/token-store.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formHandoff } from '../../helpers/form-handoff.js'
 import { startTestResource, type TestResource } from '../../helpers/test-resource.js'
+import { freePort } from '../../helpers/free-port.js'
 
 /**
  * The login helper against our authorization server and a small protected resource: the
@@ -148,5 +149,59 @@ describe('McpOAuth: offline_access (SEP-2207)', () => {
     })
     expect((await call(loginHelper({ handoff, fetch: network }))).status).toBe(200)
     expect(handoff.urls[0]!.searchParams.get('scope')).toBe('mcp')
+  })
+})
+
+describe('McpOAuth: a resource that moves to another authorization server (SEP-2352)', () => {
+  let as2: RunningAuthServer
+  beforeAll(async () => {
+    as2 = await startAuthServer({ resources: [{ uri: resource.url, scopes: ['mcp'] }] })
+    await as2.as.accounts.setUser('demo', 'demo password 1', {}, ['mcp'])
+  })
+  afterAll(() => as2.stop(true))
+
+  it('registers at the new server, logs in there, and sends the old server’s tokens no more', async () => {
+    const store = new FileTokenStore(join(dir, 'migration', 'tokens.json'))
+    const handoff = formHandoff()
+    const auth = new McpOAuth(resource.url, { store, handoff })
+    expect((await call(auth)).status).toBe(200)
+    const first = await store.getClient(as.issuer)
+    const oldToken = (await store.getTokens(as.issuer, resource.url))!.access_token
+
+    resource.metadata.authorization_servers = [as2.issuer]
+    resource.bearers.length = 0
+    expect((await call(auth)).status).toBe(200)
+    expect((await call(auth)).status).toBe(200)
+
+    const second = await store.getClient(as2.issuer)
+    expect(second?.source).toBe('dynamic')
+    expect(second?.client_id).not.toBe(first?.client_id)
+    expect(await as2.as.provider.Client.find(first!.client_id)).toBeUndefined()
+    expect(handoff.urls.map((url) => url.origin)).toEqual([new URL(as.issuer).origin, new URL(as2.issuer).origin])
+    expect(handoff.urls[1]!.searchParams.get('client_id')).toBe(second?.client_id)
+    // The old token went out once, which is how the client learnt of the move; never again.
+    expect(resource.bearers.filter((bearer) => bearer === oldToken)).toHaveLength(1)
+    expect(resource.bearers.at(-1)).toBe((await store.getTokens(as2.issuer, resource.url))!.access_token)
+  })
+
+  it('does not take credentials configured for any issuer to the new server, and says what to configure', async () => {
+    const port = await freePort()
+    const configured = await as.as.addClient({
+      client_name: 'pre-registered',
+      application_type: 'native',
+      redirect_uris: [`http://127.0.0.1:${port}/callback`],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    })
+    const handoff = formHandoff()
+    const auth = loginHelper({ handoff, callbackPort: port, strictCallbackPort: true, anyIssuerClient: { client_id: configured.client_id } })
+    expect((await call(auth)).status).toBe(200)
+    resource.metadata.authorization_servers = [as2.issuer]
+    const error = await call(auth).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(McpOAuthError)
+    expect((error as McpOAuthError).code).toBe('registration')
+    expect((error as Error).message).toContain(`configure a client for ${as2.issuer}`)
+    expect(handoff.urls).toHaveLength(1)
   })
 })
