@@ -165,7 +165,7 @@ export class McpOAuth {
       const { server, resource } = this.#discovered!
       const current = await store.getTokens(server.issuer, resource)
       if (current !== undefined && current.access_token !== stale.access_token) return current
-      const registration = await store.getClient(server.issuer)
+      const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
       if (registration === undefined || stale.refresh_token === undefined) throw new McpOAuthError('token', 'nothing to refresh with')
       const config = this.#configuration(server, registration)
       const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource })

@@ -56,6 +56,20 @@ function observingFetch(editMetadata?: (metadata: Record<string, unknown>) => vo
   return Object.assign(observing, { paths })
 }
 
+/** A public client registered at the first authorization server by its operator, with a fixed loopback port. */
+async function preRegister(): Promise<{ port: number; configured: { client_id: string } }> {
+  const port = await freePort()
+  const configured = await as.as.addClient({
+    client_name: 'pre-registered',
+    application_type: 'native',
+    redirect_uris: [`http://127.0.0.1:${port}/callback`],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  })
+  return { port, configured }
+}
+
 function call(auth: McpOAuth): Promise<Response> {
   return auth.fetch(resource.url, { method: 'POST', body: '{}' })
 }
@@ -152,6 +166,24 @@ describe('McpOAuth: offline_access (SEP-2207)', () => {
   })
 })
 
+describe('McpOAuth: pre-registered credentials', () => {
+  it('refreshes with them when the access token is about to expire, without a new login', async () => {
+    const { port, configured } = await preRegister()
+    const store = new FileTokenStore(join(dir, 'pre-registered', 'tokens.json'))
+    const handoff = formHandoff()
+    const network = observingFetch()
+    const options = { store, handoff, fetch: network, callbackPort: port, clients: { [as.issuer]: { client_id: configured.client_id } } }
+    expect((await call(new McpOAuth(resource.url, options))).status).toBe(200)
+    const held = (await store.getTokens(as.issuer, resource.url))!
+    await store.setTokens(as.issuer, resource.url, { ...held, expires_at: Math.floor(Date.now() / 1000) })
+    network.paths.length = 0
+    expect((await call(new McpOAuth(resource.url, options))).status).toBe(200)
+    expect(network.paths.filter((path) => path === '/token')).toHaveLength(1)
+    expect((await store.getTokens(as.issuer, resource.url))!.access_token).not.toBe(held.access_token)
+    expect(handoff.urls).toHaveLength(1)
+  })
+})
+
 describe('McpOAuth: a resource that moves to another authorization server (SEP-2352)', () => {
   let as2: RunningAuthServer
   beforeAll(async () => {
@@ -185,15 +217,7 @@ describe('McpOAuth: a resource that moves to another authorization server (SEP-2
   })
 
   it('does not take credentials configured for any issuer to the new server, and says what to configure', async () => {
-    const port = await freePort()
-    const configured = await as.as.addClient({
-      client_name: 'pre-registered',
-      application_type: 'native',
-      redirect_uris: [`http://127.0.0.1:${port}/callback`],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    })
+    const { port, configured } = await preRegister()
     const handoff = formHandoff()
     const auth = loginHelper({ handoff, callbackPort: port, strictCallbackPort: true, anyIssuerClient: { client_id: configured.client_id } })
     expect((await call(auth)).status).toBe(200)
