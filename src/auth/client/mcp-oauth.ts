@@ -40,12 +40,14 @@ export interface McpOAuthOptions {
  * The client side of MCP authorization for one MCP server: an authenticated `fetch` for the HTTP
  * transports that turns a 401 into a finished login (discovery, registration, PKCE, browser
  * hand-off with a loopback callback, token exchange, storage), refreshes before expiry (one
- * refresh at a time, across processes), and steps up on 403 insufficient_scope.
+ * refresh at a time, across processes), and steps up on 403 insufficient_scope. Follows the
+ * MCP 2026-07-28 authorization rules: metadata issuer and resource checked, RFC 9207 `iss`
+ * checked, credentials and tokens bound to the authorization server's issuer.
  *
  * @example
  * const auth = new McpOAuth('https://mcp.example.com/mcp', { store: new FileTokenStore(), handoff: openBrowser })
  * const transport = new StreamableHttpClientTransport(url, { fetch: auth.fetch })
- * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
  */
 export class McpOAuth {
   readonly #serverUrl: string
