@@ -216,6 +216,18 @@ describe('McpOAuth: a resource that moves to another authorization server (SEP-2
     expect(resource.bearers.at(-1)).toBe((await store.getTokens(as2.issuer, resource.url))!.access_token)
   })
 
+  it('does not send tokens stored for the old server when a later run finds the resource moved', async () => {
+    const store = new FileTokenStore(join(dir, 'moved-between-runs', 'tokens.json'))
+    const handoff = formHandoff()
+    expect((await call(new McpOAuth(resource.url, { store, handoff }))).status).toBe(200)
+    const oldToken = (await store.getTokens(as.issuer, resource.url))!.access_token
+    resource.metadata.authorization_servers = [as2.issuer]
+    resource.bearers.length = 0
+    expect((await call(new McpOAuth(resource.url, { store, handoff }))).status).toBe(200)
+    expect(resource.bearers).not.toContain(oldToken)
+    expect(handoff.urls.at(-1)!.origin).toBe(new URL(as2.issuer).origin)
+  })
+
   it('does not take credentials configured for any issuer to the new server, and says what to configure', async () => {
     const { port, configured } = await preRegister()
     const handoff = formHandoff()
