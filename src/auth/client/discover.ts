@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource/resource-uri.js'
+import { resourceIdentifiesServer } from './resource-identifies-server.js'
 
 /** RFC 9728 protected resource metadata, as much as the client uses. */
 export interface ResourceMetadata {
@@ -51,7 +52,7 @@ export function canonicalServerUri(url: string | URL): string {
  * Finds the protected resource metadata of an MCP server (MCP 2025-11-25 authorization
  * §"Protected Resource Metadata Discovery"): the challenge's `resource_metadata`, else the
  * path-aware well-known address, else the root one. Undefined when there is none (a 2025-03-26
- * server). The document must name this server as its `resource` (RFC 9728 §3.3).
+ * server). The document's `resource` must name this server ({@link resourceIdentifiesServer}).
  */
 export async function discoverResourceMetadata(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<ResourceMetadata | undefined> {
   const url = new URL(serverUrl)
@@ -66,8 +67,8 @@ export async function discoverResourceMetadata(serverUrl: string, challenge: str
     if (body === undefined || typeof body !== 'object' || body === null) continue
     const metadata = body as ResourceMetadata
     if (typeof metadata.resource !== 'string') continue
-    if (canonicalServerUri(metadata.resource) !== canonicalServerUri(serverUrl) && new URL(metadata.resource).origin !== url.origin) {
-      throw new DiscoveryError(`${candidate} describes ${metadata.resource}, not ${serverUrl}`)
+    if (!resourceIdentifiesServer(metadata.resource, url)) {
+      throw new DiscoveryError(`${candidate} describes the resource ${JSON.stringify(metadata.resource)}, which is not ${serverUrl}; refusing to log in (RFC 9728 §3.3)`)
     }
     return metadata
   }
@@ -77,7 +78,8 @@ export async function discoverResourceMetadata(serverUrl: string, challenge: str
 /**
  * Authorization server metadata in the MCP 2025-11-25 order: RFC 8414 path-inserted, OIDC
  * path-inserted, OIDC appended (for an issuer without a path: RFC 8414, then OIDC). The
- * document's issuer must be the one asked for (oauth4webapi checks it).
+ * document's `issuer` must be identical to the issuer identifier the address was built from, or
+ * the document is not used (RFC 8414 §3.3, MCP 2026-07-28 authorization-server-discovery).
  */
 export async function discoverAuthorizationServerMetadata(issuer: string, fetchImpl: typeof fetch = fetch): Promise<oauth.AuthorizationServer | undefined> {
   for (const candidate of authorizationServerMetadataUrls(issuer)) {
@@ -86,10 +88,28 @@ export async function discoverAuthorizationServerMetadata(issuer: string, fetchI
       await response.body?.cancel()
       continue
     }
-    // Validates status, JSON and issuer (RFC 8414 §3.3).
-    return oauth.processDiscoveryResponse(new URL(issuer), response)
+    let metadata: oauth.AuthorizationServer
+    try {
+      // Validates status and JSON; its issuer check compares normalised URLs, ours below does not.
+      metadata = await oauth.processDiscoveryResponse(new URL(issuer), response)
+    } catch (error) {
+      if (error instanceof oauth.OperationProcessingError && error.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
+        throw issuerMismatch(candidate, issuer, (error.cause as { body?: { issuer?: unknown } } | undefined)?.body?.issuer, error)
+      }
+      throw error
+    }
+    if (metadata.issuer !== issuer) throw issuerMismatch(candidate, issuer, metadata.issuer)
+    return metadata
   }
   return undefined
+}
+
+/** Simple string comparison: `https://as.example/` is not the issuer `https://as.example`. */
+function issuerMismatch(url: string, expected: string, found: unknown, cause?: unknown): DiscoveryError {
+  return new DiscoveryError(
+    `the authorization server metadata at ${url} names the issuer ${JSON.stringify(found)}, not ${JSON.stringify(expected)}; it is not used (RFC 8414 §3.3)`,
+    cause === undefined ? undefined : { cause },
+  )
 }
 
 /**
@@ -130,15 +150,14 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
 }
 
 /**
- * 2025-03-26 servers without PRM: the metadata at the authorization base URL. Its issuer was
- * never announced to us, so it cannot be compared with one; it must be on the same origin.
+ * 2025-03-26 servers without PRM: the metadata at the authorization base URL (the server's
+ * origin), which is therefore the issuer identifier the document must name (RFC 8414 §3.3).
  */
 async function legacyAuthorizationServerMetadata(base: string, fetchImpl: typeof fetch): Promise<oauth.AuthorizationServer | undefined> {
-  const { body } = await getJson(`${new URL(base).origin}/.well-known/oauth-authorization-server`, fetchImpl)
+  const url = `${base}/.well-known/oauth-authorization-server`
+  const { body } = await getJson(url, fetchImpl)
   if (body === undefined || typeof body !== 'object' || body === null) return undefined
   const metadata = body as oauth.AuthorizationServer
-  if (typeof metadata.issuer !== 'string' || !URL.canParse(metadata.issuer) || new URL(metadata.issuer).origin !== new URL(base).origin) {
-    throw new DiscoveryError(`the authorization server metadata at ${base} names the issuer ${String(metadata.issuer)}, on another origin`)
-  }
+  if (metadata.issuer !== base) throw issuerMismatch(url, base, metadata.issuer)
   return metadata
 }

@@ -1,7 +1,8 @@
 /**
  * `mcp-auth/login`: the client side of MCP authorization. Every name here is public.
  */
-export { McpOAuth, McpOAuthError } from './mcp-oauth.js'
+export { McpOAuth } from './mcp-oauth.js'
+export { McpOAuthError } from './mcp-oauth-error.js'
 export type { McpOAuthOptions, Handoff } from './mcp-oauth.js'
 export { FileTokenStore, defaultTokenStorePath } from './token-store.js'
 export type { TokenStore, StoredClient, StoredTokens } from './token-store.js'

@@ -20,7 +20,15 @@ const PAGE = (title: string, text: string): string =>
  * which case the error says which port is taken. The page shown in the browser says whether
  * the login worked; the window can then be closed.
  */
-export async function startLoopbackCallback(options: { port?: number; strictPort?: boolean; timeoutMs?: number } = {}): Promise<LoopbackCallback> {
+export async function startLoopbackCallback(
+  options: {
+    port?: number
+    strictPort?: boolean
+    timeoutMs?: number
+    /** Runs on the arriving response before anything else; what it throws rejects `result` and the page says the sign-in was refused. */
+    check?: (response: URL) => void
+  } = {},
+): Promise<LoopbackCallback> {
   const path = defaults.oauthClient.callbackPath
   let resolve!: (url: URL) => void
   let reject!: (error: Error) => void
@@ -33,6 +41,14 @@ export async function startLoopbackCallback(options: { port?: number; strictPort
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`)
     if (url.pathname !== path) {
       res.writeHead(404).end()
+      return
+    }
+    try {
+      options.check?.(url)
+    } catch (refusal) {
+      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+      res.end(PAGE('Sign-in refused', 'The response did not come from the server this application sent you to, so it was not used. You can close this window.'))
+      reject(refusal as Error)
       return
     }
     const error = url.searchParams.get('error')

@@ -1,7 +1,8 @@
 import * as oauth from 'oauth4webapi'
 import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
-import { canonicalServerUri, discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { clientConfiguration } from './client-configuration.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
@@ -9,6 +10,10 @@ import { startLoopbackCallback } from './loopback-callback.js'
 import { bearerParams } from './parse-www-authenticate.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
+import { McpOAuthError } from './mcp-oauth-error.js'
+import { checkResponseIssuer } from './check-response-issuer.js'
+import { applicationType } from './application-type.js'
+import { requestedScope } from './requested-scope.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -31,28 +36,18 @@ export interface McpOAuthOptions {
   fetch?: typeof fetch
 }
 
-/** Local errors of the login helper (never sent on the wire). */
-export class McpOAuthError extends Error {
-  override name = 'McpOAuthError'
-  constructor(
-    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up',
-    message: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options)
-  }
-}
-
 /**
  * The client side of MCP authorization for one MCP server: an authenticated `fetch` for the HTTP
  * transports that turns a 401 into a finished login (discovery, registration, PKCE, browser
  * hand-off with a loopback callback, token exchange, storage), refreshes before expiry (one
- * refresh at a time, across processes), and steps up on 403 insufficient_scope.
+ * refresh at a time, across processes), and steps up on 403 insufficient_scope. Follows the
+ * MCP 2026-07-28 authorization rules: metadata issuer and resource checked, RFC 9207 `iss`
+ * checked, credentials and tokens bound to the authorization server's issuer.
  *
  * @example
  * const auth = new McpOAuth('https://mcp.example.com/mcp', { store: new FileTokenStore(), handoff: openBrowser })
  * const transport = new StreamableHttpClientTransport(url, { fetch: auth.fetch })
- * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
+ * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization
  */
 export class McpOAuth {
   readonly #serverUrl: string
@@ -62,6 +57,8 @@ export class McpOAuth {
   /** The challenge the discovery above was made for (a new challenge may name other metadata or scopes). */
   #discoveredFor: string | null = null
   #login: Promise<StoredTokens> | undefined
+  /** The issuer the any-issuer pre-registered client was first used at. */
+  #anyIssuerClientAt: string | undefined
 
   constructor(serverUrl: string, options: McpOAuthOptions) {
     this.#serverUrl = serverUrl
@@ -114,8 +111,9 @@ export class McpOAuth {
     return fetchWithBearer(this.#fetch, input, init, tokens?.access_token)
   }
 
-  async #discover(challenge: string | null): Promise<DiscoveredAuthorization> {
-    if (this.#discovered !== undefined && (challenge === null || challenge === this.#discoveredFor)) return this.#discovered
+  /** Discovery for this challenge, cached unless `fresh` (the metadata may have changed since). */
+  async #discover(challenge: string | null, fresh = false): Promise<DiscoveredAuthorization> {
+    if (!fresh && this.#discovered !== undefined && (challenge === null || challenge === this.#discoveredFor)) return this.#discovered
     try {
       this.#discovered = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
       this.#discoveredFor = challenge
@@ -129,8 +127,7 @@ export class McpOAuth {
   async #currentTokens(): Promise<StoredTokens | undefined> {
     if (this.#discovered === undefined) {
       // Tokens from an earlier run: find the server's metadata now rather than after a 401.
-      const resource = canonicalServerUri(this.#serverUrl)
-      const held = (await this.#options.store.list()).some((entry) => entry.resource === resource)
+      const held = (await this.#options.store.list()).some((entry) => resourceIdentifiesServer(entry.resource, this.#serverUrl))
       if (!held) return undefined
       await this.#discover(null)
     }
@@ -142,9 +139,14 @@ export class McpOAuth {
     return this.#refresh(tokens).catch(() => tokens)
   }
 
-  /** After a 401: refresh if we hold a refresh token (once, shared), else log in. */
+  /**
+   * After a 401: refresh if we hold a refresh token (once, shared), else log in. A refused token
+   * sends discovery back to the metadata first: the resource may have moved to another
+   * authorization server, whose tokens and registration are then looked up under its issuer and
+   * never the old one's (MCP 2026-07-28 client-registration §Authorization Server Binding).
+   */
   async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens> {
-    const discovered = await this.#discover(challenge)
+    const discovered = await this.#discover(challenge, held !== undefined)
     const stored = await this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
     // Another process (or request) already replaced the token that was refused: use the new one.
     if (stored !== undefined && held !== undefined && stored.access_token !== held.access_token) return stored
@@ -165,7 +167,7 @@ export class McpOAuth {
       const { server, resource } = this.#discovered!
       const current = await store.getTokens(server.issuer, resource)
       if (current !== undefined && current.access_token !== stale.access_token) return current
-      const registration = await store.getClient(server.issuer)
+      const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
       if (registration === undefined || stale.refresh_token === undefined) throw new McpOAuthError('token', 'nothing to refresh with')
       const config = this.#configuration(server, registration)
       const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource })
@@ -201,6 +203,8 @@ export class McpOAuth {
     }
     const stored = await this.#options.store.getClient(server.issuer)
     const callback = await startLoopbackCallback({
+      // RFC 9207: the issuer recorded with this login's verifier and state, checked on arrival
+      check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
       ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
     })
@@ -209,7 +213,7 @@ export class McpOAuth {
       const config = this.#configuration(server, registration)
       const verifier = client.randomPKCECodeVerifier()
       const state = client.randomState()
-      const scope = options.scope ?? discovered.scope
+      const scope = requestedScope(options.scope ?? discovered.scope, server)
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: callback.redirectUri,
         code_challenge: await client.calculatePKCECodeChallenge(verifier),
@@ -238,8 +242,8 @@ export class McpOAuth {
   /** Pre-registered → client ID metadata document → dynamic registration (MCP 2025-11-25 order). */
   async #registration(server: oauth.AuthorizationServer, stored: StoredClient | undefined, redirectUri: string): Promise<StoredClient> {
     const { store } = this.#options
-    const configured = this.#options.clients?.[server.issuer] ?? this.#options.anyIssuerClient
-    if (configured !== undefined) return { ...configured, source: 'configured' }
+    const configured = this.#configuredClient(server.issuer)
+    if (configured !== undefined) return configured
     // A registration is reused across launches; loopback redirect URIs match on any port (RFC 8252 §7.3).
     if (stored !== undefined && (stored.source !== 'dynamic' || stored.redirect_uris?.some((uri) => sameLoopbackPath(uri, redirectUri)))) return stored
     const documentUrl = this.#options.clientMetadataDocument
@@ -256,7 +260,7 @@ export class McpOAuth {
       token_endpoint_auth_method: 'none',
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      application_type: 'native',
+      application_type: applicationType([redirectUri]),
       client_name: this.#options.clientName ?? 'mcp-auth',
     }
     let registered: { client_id: string; client_secret?: unknown; token_endpoint_auth_method?: unknown }
@@ -285,6 +289,26 @@ export class McpOAuth {
     }
     await store.setClient(server.issuer, registration)
     return registration
+  }
+
+  /**
+   * Pre-registered credentials for this issuer. Those given for any issuer belong to the first one
+   * they are used at: when the resource moves to another, they are not presented there, and the
+   * error says what to configure (SEP-2352).
+   */
+  #configuredClient(issuer: string): StoredClient | undefined {
+    const forIssuer = this.#options.clients?.[issuer]
+    if (forIssuer !== undefined) return { ...forIssuer, source: 'configured' }
+    const any = this.#options.anyIssuerClient
+    if (any === undefined) return undefined
+    this.#anyIssuerClientAt ??= issuer
+    if (this.#anyIssuerClientAt !== issuer) {
+      throw new McpOAuthError(
+        'registration',
+        `${this.#serverUrl} now names ${issuer} as its authorization server, but the configured client ${any.client_id} is registered at ${this.#anyIssuerClientAt}: configure a client for ${issuer}`,
+      )
+    }
+    return { ...any, source: 'configured' }
   }
 
   #configuration(server: oauth.AuthorizationServer, registration: StoredClient): client.Configuration {

@@ -26,7 +26,10 @@ export interface StoredTokens {
   token_type?: string
 }
 
-/** Where the login helper keeps registrations and tokens. */
+/**
+ * Where the login helper keeps registrations and tokens, both keyed by the authorization server's
+ * `issuer` (as its validated metadata names it), so nothing is presented to another server.
+ */
 export interface TokenStore {
   getClient(issuer: string): Promise<StoredClient | undefined>
   setClient(issuer: string, client: StoredClient): Promise<void>

@@ -87,6 +87,19 @@ describe('startLoopbackCallback', () => {
     expect((await callback.result).searchParams.get('code')).toBe('abc')
   })
 
+  it('refuses a response its check throws on: the page says so and the result rejects with that error', async () => {
+    const refusal = new Error('wrong issuer')
+    const callback = await startLoopbackCallback({
+      check: (url) => {
+        if (url.searchParams.get('iss') !== 'https://as.example') throw refusal
+      },
+    })
+    const response = await fetch(`${callback.redirectUri}?code=abc&state=xyz&iss=https%3A%2F%2Fevil.example`)
+    expect(response.status).toBe(400)
+    expect(await response.text()).toContain('Sign-in refused')
+    await expect(callback.result).rejects.toBe(refusal)
+  })
+
   it('gives up after its timeout', async () => {
     const callback = await startLoopbackCallback({ timeoutMs: 50 })
     await expect(callback.result).rejects.toThrow(/timed out/)

@@ -1,0 +1,11 @@
+/** Local errors of the login helper (never sent on the wire). */
+export class McpOAuthError extends Error {
+  override name = 'McpOAuthError'
+  constructor(
+    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up',
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options)
+  }
+}
