@@ -298,6 +298,12 @@ export const defaults = {
       failureCacheEntries: 1_000,
       /** Largest document (bytes). */
       maxBytes: 16 * 1024,
+      /**
+       * Largest response body (bytes) of any fetch of a client-chosen URL (a document, a client's
+       * jwks_uri): a body longer than this is cut off while it is read, so a hostile URL cannot
+       * make the server read megabytes within the time budget.
+       */
+      fetchMaxBytes: 64 * 1024,
       /** Cache bounds (seconds) around the document's HTTP cache headers. */
       cacheMinSeconds: 60,
       cacheMaxSeconds: 24 * 60 * 60,

@@ -10,6 +10,13 @@ export interface GuardedFetchOptions {
   timeoutMs: number
   /** Development only: private, loopback and link-local addresses are fetched too. */
   allowPrivateAddresses: boolean
+  /** Largest response body (bytes): a longer one fails while it is read, and the connection is closed. */
+  maxBytes: number
+}
+
+/** A response body longer than the fetch allows. */
+export class ResponseTooLargeError extends Error {
+  override name = 'ResponseTooLargeError'
 }
 
 /**
@@ -38,7 +45,8 @@ export class OutboundAddressError extends Error {
  * (loopback, private, link-local, unique-local, documentation, IPv4-mapped forms…), and the
  * connection goes to the checked address — no second resolution, so a name cannot answer
  * differently the second time. Nothing reaches a refused address, not even a TCP handshake. One
- * deadline covers everything, body included. Redirects are not followed.
+ * deadline covers everything, body included, and the body is cut at `maxBytes` (a declared
+ * Content-Length over it is refused before reading). Redirects are not followed.
  */
 export async function guardedFetch(url: string | URL, init: RequestInit, options: GuardedFetchOptions): Promise<Response> {
   const target = new URL(url)
@@ -66,6 +74,17 @@ export async function guardedFetch(url: string | URL, init: RequestInit, options
       { method, headers, signal, lookup: pinnedLookup, ...(isIP(host) === 0 ? { servername: host } : {}) },
       (response) => {
         const status = response.statusCode ?? 502
+        const tooLarge = () => new ResponseTooLargeError(`the response from ${target.host} is longer than ${options.maxBytes} bytes`)
+        if (Number(response.headers['content-length'] ?? 0) > options.maxBytes) {
+          response.destroy()
+          reject(tooLarge())
+          return
+        }
+        let received = 0
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length
+          if (received > options.maxBytes) response.destroy(tooLarge())
+        })
         const body = method === 'HEAD' || status === 204 || status === 304 ? null : (Readable.toWeb(response) as ReadableStream<Uint8Array>)
         resolve(new Response(body, { status, headers: toHeaders(response.headers) }))
       },

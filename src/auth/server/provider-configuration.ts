@@ -287,7 +287,7 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
       const deadline = AbortSignal.timeout(timeoutMs)
       return options.fetch(url, { ...rest, signal: rest.signal ? AbortSignal.any([rest.signal, deadline]) : deadline })
     }
-    return guardedFetch(url, rest, { timeoutMs, allowPrivateAddresses })
+    return guardedFetch(url, rest, { timeoutMs, allowPrivateAddresses, maxBytes: c.fetchMaxBytes })
   }
   return (async (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
     const { dispatcher: _dispatcher, ...rest } = init
