@@ -12,12 +12,14 @@ import { toolsCommand } from './commands/tools.js'
 import { callCommand } from './commands/call.js'
 import { proxyCommand } from './commands/proxy.js'
 import { usersCommand } from './commands/users.js'
+import { resourcesCommand } from './commands/resources.js'
 
 const commands: Command[] = [
   startCommand,
   authServerCommand,
   demoServerCommand,
   usersCommand,
+  resourcesCommand,
   clientsCommand,
   keysCommand,
   loginCommand,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { CLI_PATH } from '../helpers/paths.js'
 import { launchChromium } from '../helpers/chromium.js'
+import { cliLoginInChromium } from '../helpers/cli-browser-login.js'
 
 let server: ChildProcess
 let origin: string
@@ -30,31 +31,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
 })
 
-/** Runs `mcp-auth login` and completes the browser hand-off in Chromium from the URL it prints. */
-async function loginInChromium(): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, [CLI_PATH, 'login', `${origin}/mcp`, '--no-browser', '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /open this URL in a browser:\s+(\S+)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.once('exit', () => reject(new Error(`login exited early:\n${stderr}`)))
-  })
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  await page.goto(url)
-  await page.fill('#username', 'demo')
-  await page.fill('#password', 'demo password 1')
-  await page.click('#sign-in')
-  await page.click('#allow')
-  await page.waitForSelector('text=Signed in')
-  await context.close()
-  return { code: await exited, stdout }
+function loginInChromium(): Promise<{ code: number | null; stdout: string }> {
+  return cliLoginInChromium(browser, `${origin}/mcp`, store, { username: 'demo', password: 'demo password 1' })
 }
 
 describe('mcp-auth login / call / whoami / proxy against mcp-auth start', () => {

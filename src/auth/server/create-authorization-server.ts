@@ -10,6 +10,7 @@ import type { AuthStorage } from '../../storage/types.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { ensurePrivateDir, removeStaleTempFiles } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
+import { mergeResources, ResourceStore } from './resource-store.js'
 import { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { upstreamGuard } from './upstream-guard.js'
 import { createAdapterFactory } from './adapter-factory.js'
@@ -57,6 +58,11 @@ export interface AuthorizationServer {
   isRevoked(claims: Record<string, unknown> | undefined): boolean
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
+  /**
+   * Stored protected resources (`mcp-auth resources add` uses this). Read when the server is
+   * created: one added later is served from the next start.
+   */
+  readonly resources: ResourceStore
   readonly storage: AuthStorage
   /**
    * Registers a client as an administrator would (`mcp-auth clients add`): validated like any
@@ -94,6 +100,8 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg }),
   ])
   const accounts = new AccountStore(storage.records)
+  const resources = new ResourceStore(storage.records)
+  options.resources = mergeResources(options.resources, await resources.list())
   const consents = new ConsentStore(storage.records)
   const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken)
   const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
@@ -233,6 +241,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     middleware,
     app,
     accounts,
+    resources,
     storage,
     async addClient(metadata) {
       const client: Record<string, unknown> = { client_id: randomBytes(24).toString('base64url'), client_id_issued_at: Math.floor(Date.now() / 1000), ...metadata }

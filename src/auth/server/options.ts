@@ -19,6 +19,21 @@ const serverUrl = (label: string) =>
       return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?')
     }, `${label} must not have a query or fragment`)
 
+/** A protected resource (an MCP server) tokens may be issued for, as configured or stored. */
+export const resourceSchema = z.strictObject({
+  uri: serverUrl('resource uri'),
+  scopes: z.array(scopeToken).min(1).optional(),
+  /** Granted when an authorization request names no scope, and what a new account may have. Default: the first of `scopes`. */
+  defaultScopes: z.array(scopeToken).optional(),
+  /** Shown on the consent page beside the URI. */
+  name: z.string().min(1).max(200).optional(),
+  tokenFormat: z.enum(['jwt', 'opaque']).optional(),
+  /** Lifetime (seconds) of access tokens for this resource; default `ttl.accessToken`. */
+  accessTokenTtlSeconds: seconds.optional(),
+})
+
+export type ResourceInput = z.input<typeof resourceSchema>
+
 /** The options of {@link createAuthorizationServer} that can come from a JSON configuration file. */
 export const authorizationServerOptionsSchema = z.strictObject({
   /** Issuer identifier (RFC 8414 §2); its path, if any, is where the server is mounted. */
@@ -26,19 +41,7 @@ export const authorizationServerOptionsSchema = z.strictObject({
   /** Data directory: embedded store, signing keys, secrets. */
   dataDir: z.string().min(1).optional(),
   /** Protected resources (MCP servers) tokens may be issued for; the first is the default. */
-  resources: z
-    .array(
-      z.strictObject({
-        uri: serverUrl('resource uri'),
-        scopes: z.array(scopeToken).optional(),
-        /** Granted when an authorization request names no scope, and what a new account may have. Default: the first of `scopes`. */
-        defaultScopes: z.array(scopeToken).optional(),
-        name: z.string().optional(),
-        tokenFormat: z.enum(['jwt', 'opaque']).optional(),
-      }),
-    )
-    .min(1)
-    .optional(),
+  resources: z.array(resourceSchema).min(1).optional(),
   /** What `client_credentials` clients may get. */
   clientCredentials: z
     .strictObject({
@@ -150,6 +153,32 @@ export interface ResolvedResource {
   defaultScopes: string[]
   name?: string
   tokenFormat: 'jwt' | 'opaque'
+  /** Seconds; absent: the server's `ttl.accessToken`. */
+  accessTokenTtlSeconds?: number
+}
+
+/**
+ * A resource with its defaults filled in (scopes `defaults.authServer.resourceScopes`, default
+ * scopes the first of them, JWT tokens). Throws a TypeError naming what is wrong.
+ */
+export function resolveResource(input: ResourceInput): ResolvedResource {
+  const parsed = resourceSchema.safeParse(input)
+  if (!parsed.success) {
+    throw new TypeError(`invalid resource:\n  ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'resource'}: ${issue.message}`).join('\n  ')}`)
+  }
+  const resource = parsed.data
+  const scopes = [...new Set(resource.scopes ?? defaults.authServer.resourceScopes)]
+  const defaultScopes = resource.defaultScopes ?? scopes.slice(0, 1)
+  const unknown = defaultScopes.filter((scope) => !scopes.includes(scope))
+  if (unknown.length > 0) throw new TypeError(`invalid resource:\n  defaultScopes of ${resource.uri} name scopes it does not offer: ${unknown.join(' ')}`)
+  return {
+    uri: resource.uri,
+    scopes,
+    defaultScopes,
+    tokenFormat: resource.tokenFormat ?? 'jwt',
+    ...(resource.name !== undefined ? { name: resource.name } : {}),
+    ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resource.accessTokenTtlSeconds } : {}),
+  }
 }
 
 type RateLimits = { -readonly [K in keyof typeof defaults.authServer.rateLimits]: number }
@@ -187,17 +216,11 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
   const issuer = new URL((value.issuer ?? defaults.authServer.issuer).replace(/\/+$/, ''))
   const mountPath = issuer.pathname.replace(/\/+$/, '')
   const a = defaults.authServer
-  const resources = (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource): ResolvedResource => {
-    const scopes = resource.scopes ?? [...a.resourceScopes]
-    const defaultScopes = resource.defaultScopes ?? scopes.slice(0, 1)
-    const unknown = defaultScopes.filter((scope) => !scopes.includes(scope))
-    if (unknown.length > 0) throw new TypeError(`invalid authorization server options:\n  resources: defaultScopes of ${resource.uri} name scopes it does not offer: ${unknown.join(' ')}`)
-    return {
-      uri: resource.uri,
-      scopes,
-      defaultScopes,
-      tokenFormat: resource.tokenFormat ?? 'jwt',
-      ...(resource.name !== undefined ? { name: resource.name } : {}),
+  const resources = (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => {
+    try {
+      return resolveResource(resource)
+    } catch (error) {
+      throw new TypeError(`invalid authorization server options:\n  resources: ${(error as Error).message.replace(/^invalid resource:\n\s*/, '')}`)
     }
   })
   return {

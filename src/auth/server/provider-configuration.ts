@@ -126,7 +126,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           return {
             scope,
             audience: resource.uri,
-            accessTokenTTL: options.ttl.accessToken,
+            // a resource's own lifetime wins over the server's (see ttl below)
+            ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTTL: resource.accessTokenTtlSeconds } : {}),
             // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
             ...(resource.tokenFormat === 'opaque'
               ? { accessTokenFormat: 'opaque' }
@@ -204,9 +205,9 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     rotateRefreshToken: true,
     expiresWithSession: () => false,
     ttl: {
-      AccessToken: options.ttl.accessToken,
+      AccessToken: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? options.ttl.accessToken,
       AuthorizationCode: options.ttl.authorizationCode,
-      ClientCredentials: options.ttl.clientCredentials,
+      ClientCredentials: (_ctx: unknown, token: { resourceServer?: { accessTokenTTL?: number } }) => token.resourceServer?.accessTokenTTL ?? options.ttl.clientCredentials,
       RefreshToken: options.ttl.refreshToken,
       Grant: options.ttl.grant,
       Interaction: options.ttl.interaction,

@@ -22,7 +22,8 @@ Options:
   --host HOST        interface to bind (default ${defaults.cli.host})
   --port PORT        port (default: the issuer's port, else ${defaults.cli.port}: ephemeral)
   --data-dir DIR     data directory (default ${defaults.storage.dataDir})
-  --resource URL     protected MCP resource (repeatable; default <issuer origin>${defaults.streamableHttp.path})
+  --resource URL     protected MCP resource (repeatable, after the configuration file's;
+                     default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
   -h, --help         show this help
 `,
@@ -45,7 +46,8 @@ Options:
     const port = parsePort(values.port, issuerPort ?? defaults.cli.port)
     if (typeof values['data-dir'] === 'string') options.dataDir = values['data-dir']
     const resources = values.resource as unknown as string[] | undefined
-    if (resources !== undefined) options.resources = resources.map((uri) => ({ uri }))
+    // after the configuration file's (the first resource is the default)
+    if (resources !== undefined) options.resources = [...(options.resources ?? []), ...resources.map((uri) => ({ uri }))]
     if (values['trust-proxy'] === true) options.trustProxy = true
 
     // Built before the port opens (see start): nothing is answered 503, and a fatal error exits.

@@ -13,7 +13,7 @@ export const startCommand: Command = {
   name: 'start',
   summary: 'run the main job: the authorization server and the protected demo MCP server on one origin',
   usage: `
-Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE]
+Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -26,10 +26,12 @@ Options:
   --port PORT      port (default ${m.port}; 0 for an ephemeral one)
   --data-dir DIR   data directory (default ${defaults.storage.dataDir})
   --config FILE    JSON configuration of the authorization server (see config/auth-server.example.json);
-                   its issuer and resources are set by this command
+                   its issuer is set by this command, its resources come after the demo's
+  --resource URL   another MCP server to issue tokens for (repeatable; default scopes ${defaults.authServer.resourceScopes.join(' ')}),
+                   e.g. http://localhost:4160/mcp; 'mcp-auth resources add' stores one with its scopes
   -h, --help       show this help
 `,
-  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' } },
+  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, resource: { type: 'string', multiple: true } },
   async run(values) {
     const port = parsePort(values.port, m.port)
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
@@ -43,11 +45,14 @@ Options:
 
     const { createAuthorizationServer } = await import('../../auth/server/create-authorization-server.js')
     const { createProtectedMcpApp } = await import('../../app/protected-mcp-app.js')
+    const demoResource = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
+    const extra = [...(fromFile.resources ?? []), ...((values.resource as unknown as string[] | undefined) ?? []).map((uri) => ({ uri }))]
     const as = await createAuthorizationServer({
       ...fromFile,
       issuer: origin,
       dataDir,
-      resources: [{ uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }],
+      // the demo's own resource first (the default for requests that name none), then the others
+      resources: [demoResource, ...extra.filter((resource, i) => resource.uri !== demoResource.uri && extra.findIndex((other) => other.uri === resource.uri) === i)],
     })
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`))
 
@@ -104,6 +109,8 @@ Options:
         'Next:',
         `  - MCP Inspector: npx @modelcontextprotocol/inspector, Transport "Streamable HTTP", URL ${origin}/mcp;`,
         '    it registers itself, opens the login page, and connects with the token.',
+        `  - Protect another MCP server with this authorization server: start with --resource <its /mcp URL>,`,
+        `    or stop, mcp-auth resources add <its /mcp URL> --scopes "..." --data-dir ${dataDir}, and start again`,
         `  - Add accounts: stop the server, then mcp-auth users add <name> [--scopes "mcp mcp:admin"] --data-dir ${dataDir}`,
         `    (a new account may have ${m.requiredScopes.join(' ')}; ${m.demoUsername} may have ${m.demoScopes.join(' ')})`,
         '',

@@ -4,20 +4,12 @@ import { defaults } from '../../config/defaults.js'
 import { AccountStore } from '../../auth/server/account-store.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { UsageError, type Command } from '../command.js'
+import { parseScopes } from '../scope-list.js'
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? ''
-}
-
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/
-
-function parseScopes(text: string): string[] {
-  const scopes = text.split(' ').filter((scope) => scope !== '')
-  const bad = scopes.find((scope) => !SCOPE_TOKEN.test(scope))
-  if (bad !== undefined) throw new UsageError(`not a scope token: ${JSON.stringify(bad)}`)
-  return scopes
 }
 
 export const usersCommand: Command = {

@@ -25,6 +25,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   const prompt = details.prompt
   const missing = (prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>
   const resource = Object.keys(missing)[0] ?? (typeof details.params['resource'] === 'string' ? details.params['resource'] : deps.defaultResource)
+  // the resource's name when it has one, its URI always: the user sees what the token is for
+  const name = deps.scopes.resource(resource)?.name
+  const resourceLabel = name === undefined ? `<code>${escapeHtml(resource)}</code>` : `<strong>${escapeHtml(name)}</strong> (<code>${escapeHtml(resource)}</code>)`
   const csrf = csrfFor(deps, uid)
   const abortAction = `${basePath}/${uid}/abort`
   if (prompt.name === 'login' && deps.upstream !== undefined && error === undefined) {
@@ -34,7 +37,7 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   if (prompt.name === 'login') {
     page(ctx, error === undefined ? 200 : ctx.status >= 400 ? ctx.status : 401, 'login', 'Sign in', {
       clientName,
-      resource,
+      resourceLabel,
       csrf,
       username,
       action: `${basePath}/${uid}/login`,
@@ -58,7 +61,7 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   page(ctx, 200, 'consent', 'Allow access?', {
     clientName,
     clientId: client.clientId,
-    resource,
+    resourceLabel,
     username: account?.username ?? details.session?.accountId ?? '',
     redirectHost: redirectUri?.host ?? '(unknown)',
     scopeItems: scopeItems === '' ? '<li>Access with no particular scope</li>' : scopeItems,
