@@ -4,6 +4,7 @@ import { McpClient } from '../client/index.js'
 import { StreamableHttpClientTransport } from '../transports/http-client/index.js'
 import { parsePort, UsageError } from './command.js'
 import { isLoopbackHostname } from '../config/loopback-hosts.js'
+import { defaults } from '../config/defaults.js'
 
 /** Options every client command shares. */
 export const CLIENT_OPTIONS = {
@@ -51,6 +52,8 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
       : {}),
     async handoff(authorizationUrl) {
       process.stderr.write(`To log in, open this URL in a browser:\n\n  ${authorizationUrl.href}\n\n`)
+      const minutes = Math.round(defaults.oauthClient.callbackTimeoutMs / 60_000)
+      process.stderr.write(`Waiting for the browser to come back from the login page (up to ${minutes} min; Ctrl-C to give up)...\n`)
       if (values['no-browser'] === true) return
       try {
         const { default: open } = await import('open')
@@ -62,8 +65,12 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
   })
 }
 
-/** Connects an McpClient to `url` through the login helper. */
+/**
+ * Connects an McpClient to `url` through the login helper. A login the server asks for happens
+ * first, so the browser wait does not count against the first MCP request's timeout.
+ */
 export async function connectClient(url: string, auth: McpOAuth): Promise<McpClient> {
+  await auth.ensureLogin()
   const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' })
   await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }))
   return client

@@ -8,6 +8,7 @@ import { startCommand } from './commands/start.js'
 import { loginCommand } from './commands/login.js'
 import { logoutCommand } from './commands/logout.js'
 import { whoamiCommand } from './commands/whoami.js'
+import { tokenCommand } from './commands/token.js'
 import { toolsCommand } from './commands/tools.js'
 import { callCommand } from './commands/call.js'
 import { proxyCommand } from './commands/proxy.js'
@@ -25,6 +26,7 @@ const commands: Command[] = [
   loginCommand,
   logoutCommand,
   whoamiCommand,
+  tokenCommand,
   toolsCommand,
   callCommand,
   proxyCommand,

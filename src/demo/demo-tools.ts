@@ -35,12 +35,12 @@ export function registerDemoTools(server: McpServer): void {
     {
       name: 'whoami',
       title: 'Who am I',
-      description: 'Says who the access token was issued to: subject, client and scopes (anonymous without one).',
+      description: 'Says who the access token was issued to: account name, subject, client and scopes (anonymous without one).',
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     (_args, context) => {
       const auth = context.authInfo
-      const identity = auth === undefined ? { anonymous: true } : { subject: auth.subject, clientId: auth.clientId, scopes: auth.scopes, name: auth.claims?.['name'] }
+      const identity = auth === undefined ? { anonymous: true } : { username: auth.claims?.['preferred_username'], subject: auth.subject, clientId: auth.clientId, scopes: auth.scopes, name: auth.claims?.['name'] }
       return { content: [{ type: 'text', text: JSON.stringify(identity) }] }
     },
   )

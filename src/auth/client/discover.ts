@@ -4,6 +4,7 @@ import { bearerParams } from './parse-www-authenticate.js'
 import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource/resource-uri.js'
 import { resourceIdentifiesServer } from './resource-identifies-server.js'
+import { NetworkError } from './describe-fetch-error.js'
 
 /** RFC 9728 protected resource metadata, as much as the client uses. */
 export interface ResourceMetadata {
@@ -128,10 +129,13 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
   if (resourceMetadata !== undefined && resourceMetadata.authorization_servers?.[0] === undefined) {
     throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
   }
-  const server =
-    resourceMetadata !== undefined
-      ? await discoverAuthorizationServerMetadata(issuer, fetchImpl)
-      : await legacyAuthorizationServerMetadata(issuer, fetchImpl)
+  let server: oauth.AuthorizationServer | undefined
+  try {
+    server = resourceMetadata !== undefined ? await discoverAuthorizationServerMetadata(issuer, fetchImpl) : await legacyAuthorizationServerMetadata(issuer, fetchImpl)
+  } catch (error) {
+    if (error instanceof NetworkError) throw new DiscoveryError(`the authorization server ${issuer} is unreachable: ${error.message}`, { cause: error })
+    throw error
+  }
   if (server !== undefined) return { resource, ...(resourceMetadata ? { resourceMetadata } : {}), server, defaultPaths: false, ...(scope ? { scope } : {}) }
   if (resourceMetadata !== undefined) throw new DiscoveryError(`no authorization server metadata for ${issuer}`)
   const base = new URL(serverUrl).origin

@@ -72,7 +72,8 @@ export async function startLoopbackCallback(
     if (options.strictPort === true) throw new Error(`the callback port ${preferred} is in use; free it or choose another with --callback-port`, { cause: error })
     await listen(0)
   }
-  const timer = setTimeout(() => reject(new Error('timed out waiting for the browser to come back from the login page')), options.timeoutMs ?? defaults.oauthClient.callbackTimeoutMs)
+  const timeoutMs = options.timeoutMs ?? defaults.oauthClient.callbackTimeoutMs
+  const timer = setTimeout(() => reject(new Error(`login not completed within ${duration(timeoutMs)}: the browser did not come back from the login page`)), timeoutMs)
   timer.unref()
   const close = (): void => {
     clearTimeout(timer)
@@ -91,4 +92,9 @@ export async function startLoopbackCallback(
     })
     .catch(() => undefined)
   return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, result, close }
+}
+
+/** `5 min`, `90 s`: how long a wait was, as a person reads it. */
+function duration(ms: number): string {
+  return ms >= 60_000 && ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`
 }

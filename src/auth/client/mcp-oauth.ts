@@ -1,7 +1,8 @@
 import * as oauth from 'oauth4webapi'
 import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
-import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
+import { canonicalServerUri, discoverAuthorization, discoverResourceMetadata, type DiscoveredAuthorization } from './discover.js'
+import { describingFetch } from './describe-fetch-error.js'
 import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { clientConfiguration } from './client-configuration.js'
@@ -59,11 +60,17 @@ export class McpOAuth {
   #login: Promise<StoredTokens> | undefined
   /** The issuer the any-issuer pre-registered client was first used at. */
   #anyIssuerClientAt: string | undefined
+  /**
+   * Where this server's tokens are kept, as its own resource metadata says (no authorization
+   * server asked): lets a valid stored token be used while the authorization server is down.
+   */
+  #bound: { issuer: string; resource: string } | undefined
 
   constructor(serverUrl: string, options: McpOAuthOptions) {
     this.#serverUrl = serverUrl
     this.#options = options
-    this.#fetch = options.fetch ?? globalThis.fetch
+    // failures name the host and the reason ("connection refused (localhost:4000)"), not "fetch failed"
+    this.#fetch = describingFetch(options.fetch ?? globalThis.fetch)
   }
 
   /** The authenticated fetch to hand to a transport. */
@@ -87,6 +94,17 @@ export class McpOAuth {
     return response
   }
 
+  /**
+   * Logs in now unless a usable token is stored or the server lets us in without one (it does not
+   * answer 401): a command line runs the browser wait before its first MCP request, so that
+   * request's timeout does not run out during the login.
+   */
+  async ensureLogin(): Promise<void> {
+    if ((await this.#currentTokens()) !== undefined) return
+    const challenge = await this.#probe()
+    if (challenge !== null) await this.login({ challenge })
+  }
+
   /** Runs the whole login now (or joins one in progress) and stores the tokens. */
   login(options: { scope?: string; challenge?: string | null } = {}): Promise<StoredTokens> {
     this.#login ??= this.#authorize(options).finally(() => {
@@ -95,16 +113,36 @@ export class McpOAuth {
     return this.#login
   }
 
-  /** The stored tokens for this server, if any (no network). */
+  /**
+   * The stored tokens for this server, if any: found through its resource metadata (which names
+   * the authorization server), so no authorization server is asked.
+   */
   async storedTokens(): Promise<StoredTokens | undefined> {
-    const discovered = await this.#discover(null)
-    return this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
+    const { issuer, resource } = await this.#binding()
+    return this.#options.store.getTokens(issuer, resource)
   }
 
   /** Forgets this server's tokens (the registration stays, keyed by issuer). */
   async logout(): Promise<void> {
+    const { issuer, resource } = await this.#binding()
+    await this.#options.store.deleteTokens(issuer, resource)
+  }
+
+  /**
+   * An access token for this server, for a script or another tool: the stored one while valid,
+   * refreshed when due, after a login when there is none and the server asks for one.
+   */
+  async accessToken(): Promise<string | undefined> {
+    await this.ensureLogin()
+    return (await this.#currentTokens())?.access_token
+  }
+
+  /** Where this server's tokens are kept: its resource metadata, else full discovery. */
+  async #binding(): Promise<{ issuer: string; resource: string }> {
+    this.#bound ??= await this.#boundByResourceMetadata()
+    if (this.#bound !== undefined) return this.#bound
     const discovered = await this.#discover(null)
-    await this.#options.store.deleteTokens(discovered.server.issuer, discovered.resource)
+    return { issuer: discovered.server.issuer, resource: discovered.resource }
   }
 
   #send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, tokens: StoredTokens | undefined): Promise<Response> {
@@ -123,20 +161,40 @@ export class McpOAuth {
     return this.#discovered
   }
 
-  /** Stored tokens, refreshed first when they expire within the skew. No discovery if none are stored. */
+  /**
+   * Stored tokens, refreshed first when they expire within the skew. No discovery if none are
+   * stored; none either while the stored token is valid: the server's own resource metadata says
+   * which authorization server's token to send, so a call works while that server is down (and a
+   * resource that moved to another one gets none of the old one's tokens).
+   */
   async #currentTokens(): Promise<StoredTokens | undefined> {
+    const { store } = this.#options
     if (this.#discovered === undefined) {
       // Tokens from an earlier run: find the server's metadata now rather than after a 401.
-      const held = (await this.#options.store.list()).some((entry) => resourceIdentifiesServer(entry.resource, this.#serverUrl))
+      const held = (await store.list()).some((entry) => resourceIdentifiesServer(entry.resource, this.#serverUrl))
       if (!held) return undefined
+      this.#bound ??= await this.#boundByResourceMetadata()
+      if (this.#bound !== undefined) {
+        const tokens = await store.getTokens(this.#bound.issuer, this.#bound.resource)
+        if (tokens !== undefined && !refreshDue(tokens)) return tokens
+      }
       await this.#discover(null)
     }
-    const { store } = this.#options
     const { server, resource } = this.#discovered!
     const tokens = await store.getTokens(server.issuer, resource)
-    if (tokens?.expires_at === undefined || tokens.refresh_token === undefined) return tokens
-    if (tokens.expires_at - defaults.oauthClient.refreshSkewSeconds > Date.now() / 1000) return tokens
+    if (tokens === undefined || !refreshDue(tokens) || tokens.refresh_token === undefined) return tokens
     return this.#refresh(tokens).catch(() => tokens)
+  }
+
+  /** The issuer and resource this server's metadata names (the 2025-03-26 origin without metadata). */
+  async #boundByResourceMetadata(): Promise<{ issuer: string; resource: string } | undefined> {
+    try {
+      const metadata = await discoverResourceMetadata(this.#serverUrl, null, this.#fetch)
+      const issuer = metadata === undefined ? new URL(this.#serverUrl).origin : metadata.authorization_servers?.[0]
+      return issuer === undefined ? undefined : { issuer, resource: metadata?.resource ?? canonicalServerUri(this.#serverUrl) }
+    } catch {
+      return undefined
+    }
   }
 
   /**
@@ -228,8 +286,7 @@ export class McpOAuth {
       try {
         response = await client.authorizationCodeGrant(config, returned, { pkceCodeVerifier: verifier, expectedState: state }, { resource, redirect_uri: callback.redirectUri })
       } catch (error) {
-        const code = (error as { error?: string }).error
-        throw new McpOAuthError('authorization', code === undefined ? `the login did not complete: ${(error as Error).message}` : `the authorization server answered ${code}`, { cause: error })
+        throw new McpOAuthError('authorization', `the login did not complete: ${oauthRefusal(error, server.issuer)}`, { cause: error })
       }
       const tokens = toStored(response)
       await this.#options.store.setTokens(server.issuer, resource, tokens)
@@ -320,6 +377,18 @@ export class McpOAuth {
 }
 
 /** client_secret_basic unless the server only lists client_secret_post (RFC 8414 token_endpoint_auth_methods_supported). */
+/** Whether a token expires within the refresh skew (tokens without an expiry never do). */
+function refreshDue(tokens: StoredTokens): boolean {
+  return tokens.expires_at !== undefined && tokens.expires_at - defaults.oauthClient.refreshSkewSeconds <= Date.now() / 1000
+}
+
+/** An OAuth refusal as the server worded it: `invalid_target: unknown resource …`, and from whom. */
+function oauthRefusal(error: unknown, issuer: string): string {
+  const { error: code, error_description: description } = error as { error?: unknown; error_description?: unknown }
+  if (typeof code !== 'string') return (error as Error).message
+  return `${issuer} answered ${code}${typeof description === 'string' && description !== '' ? `: ${description}` : ''}`
+}
+
 function preferredSecretMethod(server: oauth.AuthorizationServer): string {
   const methods = server.token_endpoint_auth_methods_supported
   return methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic'

@@ -200,8 +200,14 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     },
     issueRefreshToken: (_ctx, client, code) =>
       client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
-    // Lets a revoked grant reach its JWT access tokens (see GrantRevocations).
-    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' && typeof token.grantId === 'string' ? { gid: grantDigest(token.grantId) } : undefined),
+    // `gid` lets a revoked grant reach its JWT access tokens (see GrantRevocations);
+    // `preferred_username` names the account to the resource server, beside its UUID subject.
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== 'AccessToken' || typeof token.grantId !== 'string') return undefined
+      const accountId = (token as { accountId?: unknown }).accountId
+      const account = typeof accountId === 'string' ? await deps.accounts.findById(accountId) : undefined
+      return { gid: grantDigest(token.grantId), ...(account !== undefined ? { preferred_username: account.username } : {}) }
+    },
     rotateRefreshToken: true,
     expiresWithSession: () => false,
     ttl: {

@@ -1,5 +1,6 @@
 import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
 import { UsageError, type Command } from '../command.js'
+import { StatusLine } from '../status-line.js'
 
 export const callCommand: Command = {
   name: 'call',
@@ -7,7 +8,9 @@ export const callCommand: Command = {
   usage: `
 Usage: mcp-auth call <url> <tool> ['{"json": "arguments"}'] [login options]
 
-Prints the tool result as JSON. Exit code 1 when the tool reports an error.
+Prints the tool result as JSON. The tool's progress and log messages go to stderr as they
+arrive (one line updated in place on a terminal, a line each otherwise). Exit code 1 when the
+tool reports an error.
 ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS },
@@ -26,11 +29,18 @@ ${CLIENT_USAGE}  -h, --help   show this help
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('the arguments must be a JSON object')
     }
     const client = await connectClient(url, cliAuth(url, values))
+    const status = new StatusLine(process.stderr)
+    client.on('logging', ({ level, logger, data }) => status.line(`[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`))
     try {
-      const result = await client.callTool(tool, args)
+      if (client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel('info')
+      const result = await client.callTool(tool, args, {
+        onprogress: ({ progress, total, message }) => status.progress(progress, total, message),
+      })
+      status.end()
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
       return result.isError === true ? 1 : 0
     } finally {
+      status.end()
       await client.close()
     }
   },

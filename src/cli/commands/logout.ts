@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, cliAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const logoutCommand: Command = {
@@ -9,9 +9,12 @@ Usage: mcp-auth logout <url> [--store FILE]
 
 Deletes the stored tokens for this server (the client registration at its authorization server is
 kept for the next login).
-${CLIENT_USAGE}  -h, --help   show this help
+
+Options:
+  --store FILE   token store (default ~/.config/mcp-auth/tokens.json)
+  -h, --help     show this help
 `,
-  options: { ...CLIENT_OPTIONS },
+  options: { store: CLIENT_OPTIONS.store },
   allowPositionals: true,
   async run(values, positionals) {
     const url = serverUrl(positionals[0])

@@ -1,5 +1,5 @@
 import { decodeJwt } from 'jose'
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, cliAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const whoamiCommand: Command = {
@@ -8,11 +8,15 @@ export const whoamiCommand: Command = {
   usage: `
 Usage: mcp-auth whoami <url> [--store FILE]
 
-Prints what the stored access token says (subject, client, scope, expiry; decoded, not
-verified: only the server can verify it). Exit code 1 when not logged in.
-${CLIENT_USAGE}  -h, --help   show this help
+Prints what the stored access token says (account, subject, client, scope, when it expires or
+whether it has; decoded, not verified: only the server can verify it). Exit code 1 when not
+logged in.
+
+Options:
+  --store FILE   token store (default ~/.config/mcp-auth/tokens.json)
+  -h, --help     show this help
 `,
-  options: { ...CLIENT_OPTIONS },
+  options: { store: CLIENT_OPTIONS.store },
   allowPositionals: true,
   async run(values, positionals) {
     const url = serverUrl(positionals[0])
@@ -29,14 +33,22 @@ ${CLIENT_USAGE}  -h, --help   show this help
     }
     const lines = [
       `server   ${url}`,
+      ...(claims['preferred_username'] !== undefined ? [`account  ${String(claims['preferred_username'])}`] : []),
       ...(claims['sub'] !== undefined ? [`subject  ${String(claims['sub'])}`] : []),
       ...(claims['client_id'] !== undefined ? [`client   ${String(claims['client_id'])}`] : []),
       ...(claims['iss'] !== undefined ? [`issuer   ${String(claims['iss'])}`] : []),
       `scope    ${tokens.scope ?? String(claims['scope'] ?? '')}`,
-      ...(tokens.expires_at !== undefined ? [`expires  ${new Date(tokens.expires_at * 1000).toISOString()}`] : []),
+      ...(tokens.expires_at !== undefined ? [`expires  ${new Date(tokens.expires_at * 1000).toISOString()} (${expiry(tokens.expires_at)})`] : []),
       `refresh  ${tokens.refresh_token !== undefined ? 'yes' : 'no'}`,
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
     return 0
   },
+}
+
+/** `in 42 min`, `expired 3 min ago`: the expiry against now. */
+function expiry(expiresAt: number): string {
+  const seconds = Math.round(expiresAt - Date.now() / 1000)
+  const span = (s: number) => (s >= 5400 ? `${Math.round(s / 3600)} h` : s >= 90 ? `${Math.round(s / 60)} min` : `${s} s`)
+  return seconds > 0 ? `in ${span(seconds)}` : `expired ${span(-seconds)} ago`
 }

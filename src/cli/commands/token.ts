@@ -1,0 +1,32 @@
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import type { Command } from '../command.js'
+
+export const tokenCommand: Command = {
+  name: 'token',
+  summary: 'print an access token for a protected MCP server (logging in if needed), for scripts',
+  usage: `
+Usage: mcp-auth token <url> [login options]
+
+Prints the access token for the server on stdout, and nothing else: the stored one while it is
+valid, a refreshed one when it is due, or one from a browser login when there is none. For tools
+that take a bearer token (MCP Inspector's "Authentication" field, curl):
+
+  curl -H "Authorization: Bearer $(mcp-auth token http://localhost:4000/mcp)" ...
+
+The token is a secret: do not paste it where others can read it. Exit code 1 when the server
+needs no token or none could be had.
+${CLIENT_USAGE}  -h, --help   show this help
+`,
+  options: { ...CLIENT_OPTIONS },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const url = serverUrl(positionals[0])
+    const token = await cliAuth(url, values).accessToken()
+    if (token === undefined) {
+      process.stderr.write(`mcp-auth token: ${url} asked for no token\n`)
+      return 1
+    }
+    process.stdout.write(`${token}\n`)
+    return 0
+  },
+}

@@ -1,0 +1,128 @@
+/**
+ * The CLI as a new user meets it (issue 15): a valid stored token is used while the authorization
+ * server is down; an expired one then fails with a message naming the authorization server and
+ * why; `call` shows a tool's progress and logs on stderr; `token` prints the token for scripts;
+ * `whoami` names the account and says when the token expires. The authorization server and the
+ * MCP server run apart (as in production), the login goes through Chromium.
+ */
+import { spawn } from 'node:child_process'
+import { readFile, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { join } from 'node:path'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createProtectedMcpApp } from '../../src/app/protected-mcp-app.js'
+import { createDemoServer } from '../../src/demo/demo-server.js'
+import { startAuthServer, type RunningAuthServer } from '../helpers/auth-server.js'
+import { launchChromium } from '../helpers/chromium.js'
+import { cliLoginInChromium } from '../helpers/cli-browser-login.js'
+import { runCli } from '../helpers/cli-process.js'
+import { freePort } from '../helpers/free-port.js'
+import { CLI_PATH } from '../helpers/paths.js'
+
+const DEMO = { username: 'ada', password: 'ada password 1' }
+let browser: Browser
+let as: RunningAuthServer
+let mcpServer: Server
+let mcpUrl: string
+let store: string
+let asHost: string
+
+beforeAll(async () => {
+  browser = await launchChromium()
+  const mcpPort = await freePort()
+  mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`
+  as = await startAuthServer({ resources: [{ uri: mcpUrl, scopes: ['mcp'] }] })
+  asHost = new URL(as.origin).host
+  await as.as.accounts.setUser(DEMO.username, DEMO.password)
+  store = join(as.dataDir, 'cli-tokens.json')
+  const mcp = createProtectedMcpApp(createDemoServer(), { host: '127.0.0.1', origin: `http://127.0.0.1:${mcpPort}`, issuer: as.issuer, requiredScopes: ['mcp'] })
+  mcpServer = createServer(mcp.handler)
+  await new Promise<void>((resolve) => mcpServer.listen(mcpPort, '127.0.0.1', resolve))
+  const login = await cliLoginInChromium(browser, mcpUrl, store, DEMO)
+  expect(login.code, login.stderr).toBe(0)
+})
+afterAll(async () => {
+  await browser?.close()
+  mcpServer?.closeAllConnections()
+  await new Promise((resolve) => mcpServer?.close(resolve))
+  await as?.stop(true)
+})
+
+describe('the CLI against a protected server whose authorization server runs apart', () => {
+  it('words an OAuth refusal as the authorization server did: the error and its description', async () => {
+    // a second server naming the same authorization server, which does not know it
+    const port = await freePort()
+    const unknown = createProtectedMcpApp(createDemoServer(), { host: '127.0.0.1', origin: `http://127.0.0.1:${port}`, issuer: as.issuer, requiredScopes: ['mcp'] })
+    const listener = createServer(unknown.handler)
+    await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve))
+    try {
+      const child = spawn(process.execPath, [CLI_PATH, 'login', `http://127.0.0.1:${port}/mcp`, '--no-browser', '--store', join(as.dataDir, 'unknown.json')], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let stderr = ''
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      const url = await new Promise<string>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const match = /open this URL in a browser:\s+(\S+)/.exec(stderr)
+          if (match) resolve(match[1]!)
+        })
+      })
+      // what a browser does: the authorization endpoint sends it straight back with the error
+      const refused = await fetch(url, { redirect: 'manual' })
+      await (await fetch(new URL(refused.headers.get('location')!, url))).text()
+      expect(await exited).toBe(1)
+      expect(stderr).toContain(`${as.issuer} answered invalid_target: `)
+      expect(stderr).toContain(`http://127.0.0.1:${port}/mcp`)
+    } finally {
+      listener.closeAllConnections()
+      await new Promise((resolve) => listener.close(resolve))
+    }
+  })
+
+  it('shows the progress and log messages of a tool on stderr, the result on stdout', async () => {
+    const { code, stdout, stderr } = await runCli(['call', mcpUrl, 'test_tool_with_progress', '--no-browser', '--store', store])
+    expect(code, stderr).toBe(0)
+    expect(stderr).toMatch(/^progress 0\/100/m)
+    expect(stderr).toMatch(/^progress 100\/100/m)
+    expect(JSON.parse(stdout)).toMatchObject({ content: expect.any(Array) })
+    const logs = await runCli(['call', mcpUrl, 'test_tool_with_logging', '--no-browser', '--store', store])
+    expect(logs.stderr).toMatch(/^\[info\]/m)
+  })
+
+  it('prints the stored token with token, and names the account with whoami', async () => {
+    const token = await runCli(['token', mcpUrl, '--no-browser', '--store', store])
+    expect(token.code, token.stderr).toBe(0)
+    const stored = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { access_token: string }> }
+    expect(token.stdout).toBe(`${Object.values(stored.tokens)[0]!.access_token}\n`)
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.stdout.trim()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    })
+    expect(response.status).toBe(200)
+    const whoami = await runCli(['whoami', mcpUrl, '--store', store])
+    expect(whoami.stdout).toMatch(/^account {2}ada$/m)
+    expect(whoami.stdout).toMatch(/^expires {2}\S+ \(in \d+ min\)$/m)
+  })
+
+  it('uses a valid stored token while the authorization server is down; an expired one fails naming it', async () => {
+    // once with the authorization server up, so the MCP server has its keys
+    expect((await runCli(['call', mcpUrl, 'echo', '{"text":"up"}', '--no-browser', '--store', store])).code).toBe(0)
+    as.server.closeAllConnections()
+    await new Promise<void>((resolve) => as.server.close(() => resolve()))
+
+    const call = await runCli(['call', mcpUrl, 'echo', '{"text":"as is down"}', '--no-browser', '--store', store])
+    expect(call.stderr).toBe('')
+    expect(call.code).toBe(0)
+    expect(call.stdout).toContain('as is down')
+
+    // the same token, marked expired in the store: now the authorization server is needed
+    const saved = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { expires_at: number }> }
+    for (const entry of Object.values(saved.tokens)) entry.expires_at = Math.floor(Date.now() / 1000) - 60
+    await writeFile(store, JSON.stringify(saved), { mode: 0o600 })
+    const expired = await runCli(['call', mcpUrl, 'echo', '{"text":"x"}', '--no-browser', '--store', store])
+    expect(expired.code).toBe(1)
+    expect(expired.stderr).toContain(`the authorization server ${as.issuer} is unreachable: connection refused (${asHost})`)
+    expect(expired.stderr).not.toContain('fetch failed')
+  })
+})
