@@ -85,7 +85,25 @@ describe('fatal start-up errors', () => {
     const first = await started(dir)
     const result = await runCli(['start', '--port', new URL(first.url).port, '--data-dir', await dataDir()])
     expect(result.code).toBe(1)
-    expect(result.stderr).toMatch(/already in use.*--port/)
+    expect(result.stderr).toMatch(/already in use.*--port N \(npm start -- --port N\) or PORT=N/)
+  })
+
+  it('takes its port from PORT, as npm users expect, and --port before it', async () => {
+    const port = await freePort()
+    const run = await startCli(['start', '--data-dir', await dataDir()], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1', PORT: String(port) } })
+    children.push(run.child)
+    expect(run.url).toBe(`http://localhost:${port}`)
+    const other = await freePort()
+    const explicit = await startCli(['start', '--port', String(other), '--data-dir', await dataDir()], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1', PORT: String(port) } })
+    children.push(explicit.child)
+    expect(explicit.url).toBe(`http://localhost:${other}`)
+  })
+
+  it('says how to reset the demo password once it is no longer shown', async () => {
+    const dir = await dataDir()
+    await stopChild((await started(dir)).child)
+    const again = await started(dir)
+    await expect.poll(() => again.output()).toMatch(/password set on first start; to reset it, stop the server and run mcp-auth users add demo --data-dir /)
   })
 })
 

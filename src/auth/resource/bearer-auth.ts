@@ -110,9 +110,16 @@ export class BearerAuth {
   }
 }
 
-/** 401 with no error code: the request carried no token at all (RFC 6750 §3.1). */
+/**
+ * 401 with no error code, in the challenge and in the body alike: the request carried no token
+ * at all (RFC 6750 §3.1), which is not an invalid one.
+ */
 export class MissingTokenError extends OAuthError {
   constructor() {
     super('invalid_token', 401, 'this resource needs an access token in the Authorization header')
+  }
+
+  override toJSON(): Record<string, string> {
+    return { error_description: this.message }
   }
 }

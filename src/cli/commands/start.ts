@@ -23,7 +23,7 @@ Storage, keys and secrets live in the data directory. On first start a '${m.demo
 created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once.
 
 Options:
-  --port PORT      port (default ${m.port}; 0 for an ephemeral one)
+  --port PORT      port (default: the PORT variable, else ${m.port}; 0 for an ephemeral one)
   --data-dir DIR   data directory (default ${defaults.storage.dataDir})
   --config FILE    JSON configuration of the authorization server (see config/auth-server.example.json);
                    its issuer is set by this command, its resources come after the demo's
@@ -33,7 +33,8 @@ Options:
 `,
   options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, resource: { type: 'string', multiple: true } },
   async run(values) {
-    const port = parsePort(values.port, m.port)
+    // PORT as npm users expect it (npm start with PORT=4001), --port first
+    const port = parsePort(values.port ?? process.env['PORT'], m.port)
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const fromFile = (typeof values.config === 'string' ? await loadConfigFile(values.config) : {}) as AuthorizationServerOptions
 
@@ -83,10 +84,16 @@ Options:
     })
 
     const v4 = createCliServer(mcp.handler)
-    await listenOrExplain(v4, actualPort, '127.0.0.1', async () => {
-      await mcp.close()
-      await as.close()
-    })
+    await listenOrExplain(
+      v4,
+      actualPort,
+      '127.0.0.1',
+      async () => {
+        await mcp.close()
+        await as.close()
+      },
+      'choose another with --port N (npm start -- --port N) or PORT=N',
+    )
     // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
     const v6 = createCliServer(mcp.handler)
     const servers = [v4]
@@ -104,7 +111,7 @@ Options:
         `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
         `  Authorization       ${as.issuer}   (metadata at /.well-known/oauth-authorization-server)`,
         `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
-        `  Demo account        ${m.demoUsername}${password === undefined ? ' (password set on first start)' : ` / password: ${password}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`}`,
+        `  Demo account        ${m.demoUsername}${password === undefined ? ` (password set on first start; to reset it, stop the server and run mcp-auth users add ${m.demoUsername} --data-dir ${dataDir})` : ` / password: ${password}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`}`,
         '',
         'Next:',
         `  - MCP Inspector: npx @modelcontextprotocol/inspector, Transport "Streamable HTTP", URL ${origin}/mcp;`,

@@ -69,7 +69,8 @@ describe('the bearer check on a protected MCP endpoint', () => {
     const { status, challenge, text } = await call(undefined)
     expect(status).toBe(401)
     expect(challenge).toBe(`Bearer resource_metadata="${metadataUrl()}", scope="mcp"`)
-    expect(JSON.parse(text).error).toBe('invalid_token')
+    // the body says what the challenge says: no error code, a description
+    expect(JSON.parse(text)).toEqual({ error_description: 'this resource needs an access token in the Authorization header' })
   })
 
   it('lets a valid token through and hands the identity to the tool', async () => {

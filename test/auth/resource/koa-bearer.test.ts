@@ -59,7 +59,7 @@ describe('requireBearer (Koa)', () => {
     const response = await fetch(`${origin}/api`)
     expect(response.status).toBe(401)
     expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/api", scope="read"`)
-    expect(((await response.json()) as { error: string }).error).toBe('invalid_token')
+    expect(await response.json()).toEqual({ error_description: 'this resource needs an access token in the Authorization header' })
   })
 
   it('accepts a token whose audience is the resource URI with a trailing slash', async () => {
