@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defaults } from '../../config/defaults.js'
+import { PAGE_HEADERS, renderView } from '../../views/render-view.js'
 
 /** A one-shot HTTP listener on 127.0.0.1 that receives the authorization response (RFC 8252 §7.3). */
 export interface LoopbackCallback {
@@ -11,8 +12,8 @@ export interface LoopbackCallback {
   close(): void
 }
 
-const PAGE = (title: string, text: string): string =>
-  `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title><style>body{font:16px system-ui,sans-serif;display:grid;place-items:center;min-height:90vh}</style><main><h1>${title}</h1><p>${text}</p></main></html>`
+/** The page the browser lands on: the authorization server's layout and stylesheet, no script. */
+const PAGE = (title: string, text: string): string => renderView('callback', title, { heading: title, text, serverName: 'mcp-auth' })
 
 /**
  * Listens for the redirect back from the authorization server. `port` 0 takes an ephemeral
@@ -46,13 +47,13 @@ export async function startLoopbackCallback(
     try {
       options.check?.(url)
     } catch (refusal) {
-      res.writeHead(400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+      res.writeHead(400, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' })
       res.end(PAGE('Sign-in refused', 'The response did not come from the server this application sent you to, so it was not used. You can close this window.'))
       reject(refusal as Error)
       return
     }
     const error = url.searchParams.get('error')
-    res.writeHead(error === null ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+    res.writeHead(error === null ? 200 : 400, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' })
     res.end(error === null ? PAGE('Signed in', 'You can close this window and return to the application.') : PAGE('Sign-in failed', 'The authorization server refused the request. You can close this window.'))
     resolve(url)
   })

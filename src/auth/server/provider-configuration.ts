@@ -11,7 +11,7 @@ import { metadataTooLarge } from './registration-limits.js'
 import { guardedFetch } from '../../net/guarded-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
-import { PAGE_HEADERS, renderView } from './views.js'
+import { PAGE_HEADERS, renderView } from '../../views/render-view.js'
 
 export interface ProviderConfigurationDeps {
   adapter: new (name: string) => OidcAdapter

@@ -61,6 +61,59 @@ async function startAuthorization(scope = 'mcp') {
 }
 
 describe('login and consent pages in Chromium', () => {
+  it('fit a 390 px wide phone screen, long client names and ids wrapped, as at desktop width', async () => {
+    const longName = `Acme-${'VeryLongProductName'.repeat(6)}`
+    const config = await oidc.dynamicClientRegistration(
+      new URL(s.issuer),
+      { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', client_name: longName, application_type: 'native' },
+      oidc.None(),
+      insecure,
+    )
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: `${callbackOrigin}/callback`,
+      scope: 'mcp',
+      state: oidc.randomState(),
+      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
+    })
+    for (const [label, viewport] of [['phone', { width: 390, height: 844 }], ['desktop', { width: 1280, height: 800 }]] as const) {
+      const context = await browser.newContext({ viewport })
+      const page = await context.newPage()
+      await page.goto(url.href)
+      await page.waitForSelector('#sign-in')
+      const fits = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)
+      expect(await fits(), `login page at ${label} width`).toBe(true)
+      await page.screenshot({ path: join(SCREENSHOTS, `login-${label}.png`), fullPage: true })
+      await page.fill('#username', 'grace')
+      await page.fill('#password', 'grace password 1')
+      await page.click('#sign-in')
+      await page.waitForSelector('#allow')
+      expect(await page.textContent('main')).toContain(longName)
+      expect(await fits(), `consent page at ${label} width`).toBe(true)
+      await page.screenshot({ path: join(SCREENSHOTS, `consent-${label}.png`), fullPage: true })
+      await context.close()
+    }
+  })
+
+  it('shows the login helper’s loopback page in the same layout, within a phone screen', async () => {
+    const { startLoopbackCallback } = await import('../../../src/auth/client/loopback-callback.js')
+    const callback = await startLoopbackCallback({})
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
+    const page = await context.newPage()
+    const failures: string[] = []
+    page.on('console', (message) => message.type() === 'error' && failures.push(message.text()))
+    await page.goto(`${callback.redirectUri}?code=abc&state=xyz`)
+    expect(await page.textContent('main h1')).toBe('Signed in')
+    // the authorization server's stylesheet: the bordered card of its pages
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('main')!).borderTopStyle)).toBe('solid')
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+    await page.screenshot({ path: join(SCREENSHOTS, 'cli-callback-phone.png'), fullPage: true })
+    expect(failures).toEqual([])
+    await context.close()
+    callback.close()
+    await callback.result.catch(() => undefined)
+  })
+
   it('signs in, shows the client, redirect host, scopes and resource, and returns a code', async () => {
     const { config, verifier, state, url } = await startAuthorization('mcp offline_access')
     const context = await browser.newContext()

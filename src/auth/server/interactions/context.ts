@@ -6,7 +6,7 @@ import type { AccountStore } from '../account-store.js'
 import type { ConsentStore } from '../consent-store.js'
 import type { RateLimiter } from '../rate-limiter.js'
 import type { ScopePolicy } from '../scope-policy.js'
-import { PAGE_HEADERS, renderView } from '../views.js'
+import { PAGE_HEADERS, renderView } from '../../../views/render-view.js'
 
 export interface InteractionDeps {
   provider: Provider

@@ -1,5 +1,5 @@
 import type { Context } from 'koa'
-import { escapeHtml } from '../views.js'
+import { escapeHtml } from '../../../views/render-view.js'
 import { consentDecision, denyForScopes, finishConsent } from './consent-decision.js'
 import { csrfFor, InteractionMismatch, page, type StepContext } from './context.js'
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 /** Where the templates live: `views/` at the package root (from src/ and from dist/ alike). */
-const VIEWS_DIR = fileURLToPath(new URL('../../../views/', import.meta.url))
+const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url))
 
 const cache = new Map<string, string>()
 
@@ -32,9 +32,10 @@ function fill(text: string, values: Record<string, unknown>): string {
 
 /**
  * Renders `views/<name>.html` inside `views/layout.html`. `{{x}}` is escaped; `{{{x}}}` takes a
- * fragment the caller built from escaped parts.
+ * fragment the caller built from escaped parts. The authorization server's pages and the login
+ * helper's loopback page (`callback`) share the layout and its stylesheet.
  */
-export function renderView(name: 'login' | 'consent' | 'error' | 'logout' | 'logged-out', title: string, values: Record<string, unknown>): string {
+export function renderView(name: 'login' | 'consent' | 'error' | 'logout' | 'logged-out' | 'callback', title: string, values: Record<string, unknown>): string {
   const body = fill(template(name), values)
   return fill(template('layout'), { title, serverName: values['serverName'] ?? 'mcp-auth', body })
 }
