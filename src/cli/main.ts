@@ -14,6 +14,7 @@ import { callCommand } from './commands/call.js'
 import { proxyCommand } from './commands/proxy.js'
 import { usersCommand } from './commands/users.js'
 import { resourcesCommand } from './commands/resources.js'
+import { grantsCommand } from './commands/grants.js'
 
 const commands: Command[] = [
   startCommand,
@@ -21,6 +22,7 @@ const commands: Command[] = [
   demoServerCommand,
   usersCommand,
   resourcesCommand,
+  grantsCommand,
   clientsCommand,
   keysCommand,
   loginCommand,

@@ -167,6 +167,12 @@ class LowdbModel implements OidcAdapter {
     await this.#writes.persist()
   }
 
+  async list(): Promise<Array<{ id: string; payload: OidcPayload }>> {
+    const live: Array<{ id: string; payload: OidcPayload }> = []
+    for (const [id, entry] of Object.entries(this.#records)) if (!this.#expired(entry)) live.push({ id, payload: copy(entry.payload) })
+    return live
+  }
+
   /** Drops expired records from memory; true when any was dropped (the caller writes). */
   sweep(): boolean {
     let changed = false

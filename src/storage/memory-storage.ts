@@ -56,6 +56,12 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
     async revokeByGrantId(grantId) {
       for (const [id, entry] of entries) if (entry.payload.grantId === grantId) entries.delete(id)
     },
+    async list() {
+      return [...entries.keys()].flatMap((id) => {
+        const entry = live(id)
+        return entry === undefined ? [] : [{ id, payload: copy(entry.payload) }]
+      })
+    },
   }
 }
 

@@ -30,6 +30,8 @@ export interface OidcAdapter {
   destroy(id: string): Promise<void>
   /** Removes every record of this model carrying `grantId`. */
   revokeByGrantId(grantId: string): Promise<void>
+  /** Every live record of this model, for administration of small models (Client, Grant). */
+  list(): Promise<Array<{ id: string; payload: OidcPayload }>>
 }
 
 /** A plain record collection for our own data (accounts, links). Values are JSON objects. */

@@ -13,6 +13,8 @@ export interface Account {
   upstream?: { issuer: string; subject: string }
   /** Scopes this account may be granted (absent: the resource's default scopes). */
   scopes?: string[]
+  /** A disabled account cannot log in, and no token is issued or refreshed for it. */
+  disabled?: boolean
 }
 
 interface StoredAccount extends Account {
@@ -64,9 +66,7 @@ export class AccountStore {
    * scopes. Grants consented before keep only what the new list allows from the next authorization on.
    */
   async setScopes(username: string, scopes: readonly string[] | undefined): Promise<Account> {
-    const entry = await this.#records.get<{ id: string }>(USERNAMES, key(username))
-    const stored = entry === undefined ? undefined : await this.#records.get<StoredAccount>(ACCOUNTS, entry.id)
-    if (stored === undefined) throw new Error(`no account named ${username}`)
+    const stored = await this.#stored(username)
     const { scopes: _previous, ...rest } = stored
     const updated: StoredAccount = scopes === undefined ? rest : { ...rest, scopes: [...new Set(scopes)] }
     await this.#records.put(ACCOUNTS, updated.id, updated)
@@ -97,7 +97,32 @@ export class AccountStore {
       await verifyPassword(password, await dummyHash)
       return undefined
     }
-    return (await verifyPassword(password, stored.passwordHash)) ? publicView(stored) : undefined
+    const matches = await verifyPassword(password, stored.passwordHash)
+    return matches && stored.disabled !== true ? publicView(stored) : undefined
+  }
+
+  /** Disables (or enables again) `username`: a disabled account cannot log in. Ending its grants is the caller's part. */
+  async setDisabled(username: string, disabled: boolean): Promise<Account> {
+    const stored = await this.#stored(username)
+    const { disabled: _previous, ...rest } = stored
+    const updated: StoredAccount = disabled ? { ...rest, disabled: true } : rest
+    await this.#records.put(ACCOUNTS, updated.id, updated)
+    return publicView(updated)
+  }
+
+  /** Deletes `username` and frees the name. Ending its grants is the caller's part. */
+  async delete(username: string): Promise<Account> {
+    const stored = await this.#stored(username)
+    await this.#records.delete(USERNAMES, key(stored.username))
+    await this.#records.delete(ACCOUNTS, stored.id)
+    return publicView(stored)
+  }
+
+  async #stored(username: string): Promise<StoredAccount> {
+    const entry = await this.#records.get<{ id: string }>(USERNAMES, key(username))
+    const stored = entry === undefined ? undefined : await this.#records.get<StoredAccount>(ACCOUNTS, entry.id)
+    if (stored === undefined) throw new Error(`no account named ${username}`)
+    return stored
   }
 
   async list(): Promise<Account[]> {

@@ -154,6 +154,7 @@ function bind(inner: OidcAdapter): OidcAdapter {
     consume: inner.consume.bind(inner),
     destroy: inner.destroy.bind(inner),
     revokeByGrantId: inner.revokeByGrantId.bind(inner),
+    list: inner.list.bind(inner),
   }
 }
 

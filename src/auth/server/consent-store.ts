@@ -14,7 +14,12 @@ export class ConsentStore {
   }
 
   async remember(accountId: string, clientId: string, grantId: string): Promise<void> {
-    await this.#records.put(CONSENTS, key(accountId, clientId), { grantId, at: Date.now() })
+    await this.#records.put(CONSENTS, key(accountId, clientId), { accountId, clientId, grantId, at: Date.now() })
+  }
+
+  /** Every remembered consent (records from before they named their account and client carry the grant only). */
+  async list(): Promise<Array<{ grantId: string; accountId?: string; clientId?: string; at: number }>> {
+    return this.#records.list(CONSENTS)
   }
 
   async grantIdFor(accountId: string, clientId: string): Promise<string | undefined> {

@@ -11,6 +11,7 @@ import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { ensurePrivateDir, removeStaleTempFiles } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
 import { mergeResources, ResourceStore } from './resource-store.js'
+import { GrantAdmin } from './grant-admin.js'
 import { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { upstreamGuard } from './upstream-guard.js'
 import { createAdapterFactory } from './adapter-factory.js'
@@ -70,6 +71,22 @@ export interface AuthorizationServer {
    * confidential clients, returned here once and stored encrypted.
    */
   addClient(metadata: Record<string, unknown>): Promise<{ client_id: string; client_secret?: string }>
+  /** What was granted to whom, and the end of it (`mcp-auth grants`). */
+  readonly grants: GrantAdmin
+  /**
+   * Registered clients (dynamic, from metadata documents' cache, added by an administrator,
+   * configured), without secrets.
+   */
+  listClients(): Promise<Array<{ client_id: string; client_name?: string; grant_types?: string[]; redirect_uris?: string[]; configured: boolean }>>
+  /**
+   * Deletes a registered client and ends its grants. A configured client (from the options) cannot
+   * be removed here: remove it from the configuration.
+   */
+  removeClient(clientId: string): Promise<{ removed: boolean; grantsEnded: number }>
+  /** Deletes an account and ends its grants. */
+  deleteUser(username: string): Promise<{ grantsEnded: number }>
+  /** Disables (or enables) an account; disabling ends its grants. */
+  disableUser(username: string, disabled?: boolean): Promise<{ grantsEnded: number }>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /** Stops timers and flushes storage (when the server created it). */
@@ -235,6 +252,8 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   const app = new Koa({ proxy: options.trustProxy })
   app.use(middleware)
 
+  const grants = new GrantAdmin({ provider, adapter: (name) => new Adapter(name), accounts, consents })
+  const configuredIds = new Set(options.clients.map((configured) => configured.client_id))
   return {
     issuer: provider.issuer,
     provider,
@@ -243,6 +262,34 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     accounts,
     resources,
     storage,
+    grants,
+    async listClients() {
+      const stored = (await clientAdapter.list()).map(({ payload }) => payload)
+      const all = [...options.clients.filter((configured) => !stored.some((payload) => payload['client_id'] === configured.client_id)), ...stored]
+      return all.map((payload) => ({
+        client_id: String(payload['client_id']),
+        ...(typeof payload['client_name'] === 'string' ? { client_name: payload['client_name'] } : {}),
+        ...(Array.isArray(payload['grant_types']) ? { grant_types: payload['grant_types'] as string[] } : {}),
+        ...(Array.isArray(payload['redirect_uris']) ? { redirect_uris: payload['redirect_uris'] as string[] } : {}),
+        configured: configuredIds.has(String(payload['client_id'])),
+      }))
+    },
+    async removeClient(clientId) {
+      if (configuredIds.has(clientId)) throw new Error(`${clientId} is a configured client: remove it from the configuration instead`)
+      const grantsEnded = await grants.revokeAll({ clientId })
+      const found = (await clientAdapter.find(clientId)) !== undefined
+      if (found) await clientAdapter.destroy(clientId)
+      return { removed: found, grantsEnded }
+    },
+    async deleteUser(username) {
+      const grantsEnded = await grants.revokeAll({ username })
+      await accounts.delete(username)
+      return { grantsEnded }
+    },
+    async disableUser(username, disabled = true) {
+      await accounts.setDisabled(username, disabled)
+      return { grantsEnded: disabled ? await grants.revokeAll({ username }) : 0 }
+    },
     async addClient(metadata) {
       const client: Record<string, unknown> = { client_id: randomBytes(24).toString('base64url'), client_id_issued_at: Math.floor(Date.now() / 1000), ...metadata }
       const method = client['token_endpoint_auth_method'] ?? 'client_secret_basic'

@@ -161,7 +161,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     },
     async findAccount(_ctx, id): Promise<OidcAccount | undefined> {
       const account = await deps.accounts.findById(id)
-      if (account === undefined) return undefined
+      // a deleted or disabled account gets no token: no code redeemed, no refresh
+      if (account === undefined || account.disabled === true) return undefined
       return {
         accountId: account.id,
         claims: () => ({ sub: account.id, preferred_username: account.username, ...account.claims }),

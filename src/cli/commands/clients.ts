@@ -1,18 +1,23 @@
 import { defaults } from '../../config/defaults.js'
 import { UsageError, type Command } from '../command.js'
+import { withAdminServer } from '../admin-server.js'
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']
 
 export const clientsCommand: Command = {
   name: 'clients',
-  summary: 'pre-register an OAuth client with the authorization server',
+  summary: 'pre-register, list or remove OAuth clients of the authorization server',
   usage: `
 Usage: mcp-auth clients add --name NAME [--redirect-uri URI]... [--grant-type TYPE]...
                             [--auth-method METHOD] [--jwks-uri URL] [--scope "a b"] [--data-dir DIR]
+       mcp-auth clients list [--data-dir DIR]
+       mcp-auth clients remove <client-id> [--data-dir DIR] [--config FILE]
 
 Registers a client the way dynamic registration would (same redirect URI policy: https, or http
 on a loopback host, where any port matches), without expiry. Prints its client_id, and for
 client_secret_basic / client_secret_post a client_secret — shown once, stored encrypted.
+'list' shows every registered client (dynamic, added, configured; never secrets); 'remove'
+deletes one and ends its grants (a configured one is removed from the configuration instead).
 Stop a running server on the same data directory first.
 
 Options:
@@ -25,6 +30,7 @@ Options:
   --jwks-uri URL         where the client publishes its keys (private_key_jwt)
   --scope "a b"          client_credentials: the scopes its tokens may carry (default: the resources' default scopes)
   --data-dir DIR         data directory (default ${defaults.storage.dataDir})
+  --config FILE          list/remove: the server's configuration (its clients, its upstream)
   -h, --help             show this help
 `,
   options: {
@@ -35,10 +41,30 @@ Options:
     'jwks-uri': { type: 'string' },
     scope: { type: 'string' },
     'data-dir': { type: 'string' },
+    config: { type: 'string' },
   },
   allowPositionals: true,
   async run(values, positionals) {
-    if (positionals.length !== 1 || positionals[0] !== 'add') throw new UsageError("expected 'add'")
+    const [action, clientId, ...extra] = positionals
+    if (action === 'list' || action === 'remove') {
+      if (extra.length > 0 || (action === 'list') !== (clientId === undefined)) throw new UsageError(action === 'list' ? "'list' takes no arguments" : "'remove' takes one client id")
+      return withAdminServer(values, async (as) => {
+        if (action === 'list') {
+          for (const client of await as.listClients()) {
+            process.stdout.write(`${client.client_id}\t${client.client_name ?? '-'}\t${(client.grant_types ?? []).join(' ')}\t${(client.redirect_uris ?? []).join(' ') || '-'}${client.configured ? '\tconfigured' : ''}\n`)
+          }
+          return 0
+        }
+        const { removed, grantsEnded } = await as.removeClient(clientId!)
+        if (!removed) {
+          process.stderr.write(`mcp-auth clients: no client ${clientId}\n`)
+          return 1
+        }
+        process.stdout.write(`client ${clientId} removed; ${grantsEnded} grant${grantsEnded === 1 ? '' : 's'} ended\n`)
+        return 0
+      })
+    }
+    if (positionals.length !== 1 || action !== 'add') throw new UsageError("expected 'add', 'list' or 'remove <client-id>'")
     if (typeof values.name !== 'string') throw new UsageError('--name is required')
     const method = (values['auth-method'] as string | undefined) ?? 'client_secret_basic'
     if (!METHODS.includes(method)) throw new UsageError(`--auth-method must be one of ${METHODS.join(', ')}`)

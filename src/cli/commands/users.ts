@@ -5,6 +5,7 @@ import { AccountStore } from '../../auth/server/account-store.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
+import { withAdminServer } from '../admin-server.js'
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
@@ -14,16 +15,20 @@ async function readStdin(): Promise<string> {
 
 export const usersCommand: Command = {
   name: 'users',
-  summary: 'add or list local accounts of the authorization server, and the scopes each may be granted',
+  summary: 'add, list, disable or delete local accounts of the authorization server, and the scopes each may be granted',
   usage: `
 Usage: mcp-auth users add <username> [--scopes "SCOPE ..."] [--password-stdin] [--name NAME] [--email EMAIL] [--data-dir DIR]
        mcp-auth users set-scopes <username> "SCOPE ..." | --default [--data-dir DIR]
        mcp-auth users list [--data-dir DIR]
+       mcp-auth users delete|disable|enable <username> [--data-dir DIR] [--config FILE]
 
 'add' creates the account, or sets a new password for an existing one. The password comes from
 the first line of stdin with --password-stdin, else from MCP_AUTH_PASSWORD, else a random one is
 generated and printed once. Passwords are stored as scrypt hashes. Stop a running server on the
 same data directory first (the store refuses a second writer).
+
+'delete' removes the account and ends its grants (every token issued from them); 'disable' keeps
+the account but refuses its logins and ends its grants, 'enable' lets it log in again.
 
 Scopes: an account is granted at most the scopes it may have, whatever a client asks for. Without
 --scopes it may have each resource's default scopes (e.g. "mcp"); 'set-scopes' changes the list
@@ -37,6 +42,7 @@ Options:
   --name NAME        display name (OIDC 'name' claim)
   --email EMAIL      email (OIDC 'email' claim)
   --data-dir DIR     data directory (default ${defaults.storage.dataDir})
+  --config FILE      delete/disable: the server's configuration (so revocations reach its upstream)
   -h, --help         show this help
 `,
   options: {
@@ -46,11 +52,20 @@ Options:
     name: { type: 'string' },
     email: { type: 'string' },
     'data-dir': { type: 'string' },
+    config: { type: 'string' },
   },
   allowPositionals: true,
   async run(values, positionals) {
     const [action, username, ...extra] = positionals
-    if (action !== 'add' && action !== 'list' && action !== 'set-scopes') throw new UsageError("expected 'add <username>', 'set-scopes <username> \"SCOPE ...\"' or 'list'")
+    if (action === 'delete' || action === 'disable' || action === 'enable') {
+      if (username === undefined || extra.length > 0) throw new UsageError(`'${action}' takes exactly one username`)
+      return withAdminServer(values, async (as) => {
+        const { grantsEnded } = action === 'delete' ? await as.deleteUser(username) : await as.disableUser(username, action === 'disable')
+        process.stdout.write(`account ${username} ${action}d${action === 'enable' ? '' : `; ${grantsEnded} grant${grantsEnded === 1 ? '' : 's'} ended`}\n`)
+        return 0
+      })
+    }
+    if (action !== 'add' && action !== 'list' && action !== 'set-scopes') throw new UsageError("expected 'add <username>', 'set-scopes <username> \"SCOPE ...\"', 'list', 'delete', 'disable' or 'enable'")
     if (action === 'set-scopes') {
       if (username === undefined || extra.length > 1 || (extra.length === 1) === (values.default === true)) {
         throw new UsageError("'set-scopes' takes a username and either a scope list or --default")
@@ -66,7 +81,7 @@ Options:
       if (action === 'list') {
         for (const account of await accounts.list()) {
           const may = account.scopes === undefined ? '(default scopes)' : account.scopes.join(' ') || '(no scope)'
-          process.stdout.write(`${account.username}\t${account.id}\t${may}${account.upstream ? `\t(${account.upstream.issuer})` : ''}\n`)
+          process.stdout.write(`${account.username}\t${account.id}\t${may}${account.upstream ? `\t(${account.upstream.issuer})` : ''}${account.disabled === true ? '\tdisabled' : ''}\n`)
         }
         return 0
       }
