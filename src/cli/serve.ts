@@ -70,6 +70,17 @@ export async function listen(handler: RequestListener, host: string, port: numbe
   return { server, url }
 }
 
+/**
+ * Waits for SIGINT or SIGTERM, then shuts down cleanly: the listeners stop accepting and drop
+ * their connections (SSE streams included), then `close` ends what they served.
+ */
+export async function closeOnSignal(listeners: readonly Server[], close: () => Promise<void>): Promise<void> {
+  await untilSignal()
+  for (const listener of listeners) listener.closeAllConnections()
+  await Promise.all(listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+  await close()
+}
+
 /** Resolve on SIGINT or SIGTERM, so a command can shut down cleanly. */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {

@@ -3,6 +3,8 @@
  * Every name here is public; the rest of src/auth/server is internal.
  */
 export { createAuthorizationServer } from './create-authorization-server.js'
+export { createMainJob } from '../../app/main-job.js'
+export type { MainJob, MainJobOptions } from '../../app/main-job.js'
 export type { AuthorizationServer } from './create-authorization-server.js'
 export { authorizationServerOptionsSchema } from './options.js'
 export type { AuthorizationServerOptions, AuthorizationServerConfig } from './options.js'

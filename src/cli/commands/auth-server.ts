@@ -2,7 +2,7 @@ import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { createCliServer, freePort, listenOrExplain, listeningUrl, untilSignal } from '../serve.js'
+import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
@@ -59,9 +59,6 @@ Options:
     const server = createCliServer(as.app.callback())
     await listenOrExplain(server, actualPort, host, () => as.close())
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
-    await untilSignal()
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await as.close()
+    await closeOnSignal([server], () => as.close())
   },
 }

@@ -5,7 +5,7 @@ import { defaults } from '../../config/defaults.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { createCliServer, freePort, listen, listenOrExplain, listeningUrl, untilSignal } from '../serve.js'
+import { closeOnSignal, createCliServer, freePort, listen, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const demoServerCommand: Command = {
   name: 'demo-server',
@@ -79,10 +79,7 @@ Options:
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
     })
     const { server: listener } = await listen(http.handler, host, port)
-    await untilSignal()
-    await http.close()
-    listener.closeAllConnections()
-    await new Promise((resolve) => listener.close(resolve))
+    await closeOnSignal([listener], () => http.close())
     return 0
   },
 }
@@ -126,9 +123,6 @@ async function serveProtected(
   const listener = createCliServer(http.handler)
   await listenOrExplain(listener, port, options.host, () => http.close())
   process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
-  await untilSignal()
-  await http.close()
-  listener.closeAllConnections()
-  await new Promise((resolve) => listener.close(resolve))
+  await closeOnSignal([listener], () => http.close())
   return 0
 }

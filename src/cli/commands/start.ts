@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
-import { createDemoServer } from '../../demo/demo-server.js'
-import { LOOPBACK_HOSTS } from '../../transports/http/origin-policy.js'
 import { parsePort, type Command } from '../command.js'
-import { createCliServer, freePort, listenOn, listenOrExplain, untilSignal } from '../serve.js'
+import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain } from '../serve.js'
 
 const m = defaults.mainJob
 
@@ -44,54 +41,24 @@ Options:
     const actualPort = port === 0 ? await freePort('127.0.0.1') : port
     const origin = `http://${m.publicHost}:${actualPort}`
 
-    const { createAuthorizationServer } = await import('../../auth/server/create-authorization-server.js')
-    const { createProtectedMcpApp } = await import('../../app/protected-mcp-app.js')
-    const demoResource = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
-    const extra = [...(fromFile.resources ?? []), ...((values.resource as unknown as string[] | undefined) ?? []).map((uri) => ({ uri }))]
-    const as = await createAuthorizationServer({
-      ...fromFile,
-      issuer: origin,
-      dataDir,
-      // the demo's own resource first (the default for requests that name none), then the others
-      resources: [demoResource, ...extra.filter((resource, i) => resource.uri !== demoResource.uri && extra.findIndex((other) => other.uri === resource.uri) === i)],
-    })
-    as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`))
-
-    let password: string | undefined
-    const demo = await as.accounts.findByUsername(m.demoUsername)
-    if (demo === undefined) {
-      password = process.env['MCP_AUTH_DEMO_PASSWORD'] || randomBytes(12).toString('base64url')
-      await as.accounts.setUser(m.demoUsername, password, { name: 'Demo User' }, m.demoScopes)
-    } else if (demo.scopes === undefined) {
-      // A demo account from before accounts had scopes: keep the step-up demo working.
-      await as.accounts.setScopes(m.demoUsername, m.demoScopes)
-    }
-
-    const server = createDemoServer()
-    server.onerror = (error) => process.stderr.write(`mcp-auth start: ${error.message}\n`)
-    const mcp = createProtectedMcpApp(server, {
-      host: '127.0.0.1',
-      allowedHosts: [...LOOPBACK_HOSTS],
+    const { createMainJob } = await import('../../app/main-job.js')
+    const job = await createMainJob({
       origin,
-      issuer: as.issuer,
-      scopesSupported: [...m.scopes],
-      requiredScopes: [...m.requiredScopes],
-      toolScopes: m.toolScopes,
-      resourceName: 'mcp-auth demo server',
-      // Same process as the authorization server: a revoked grant's JWTs are refused at once.
-      checkRevocation: (_token, info) => as.isRevoked(info.claims),
-      middleware: [as.middleware],
+      dataDir,
+      config: fromFile,
+      resources: (values.resource as unknown as string[] | undefined) ?? [],
+      ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
+      onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
     })
+    const { as, mcp } = job
+    const password = job.demoPassword
 
     const v4 = createCliServer(mcp.handler)
     await listenOrExplain(
       v4,
       actualPort,
       '127.0.0.1',
-      async () => {
-        await mcp.close()
-        await as.close()
-      },
+      () => job.close(),
       'choose another with --port N (npm start -- --port N) or PORT=N',
     )
     // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
@@ -123,10 +90,6 @@ Options:
         '',
       ].join('\n'),
     )
-    await untilSignal()
-    for (const listener of servers) listener.closeAllConnections()
-    await Promise.all(servers.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
-    await mcp.close()
-    await as.close()
+    await closeOnSignal(servers, () => job.close())
   },
 }

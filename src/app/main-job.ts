@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto'
+import type { RequestListener } from 'node:http'
+import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
+import type { AuthorizationServerOptions, ResourceInput } from '../auth/server/options.js'
+import { defaults } from '../config/defaults.js'
+import { createDemoServer } from '../demo/demo-server.js'
+import type { McpServer } from '../server/mcp-server.js'
+import { LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
+import type { McpHttpApp } from './mcp-http-app.js'
+
+const m = defaults.mainJob
+
+export interface MainJobOptions {
+  /** The public origin, e.g. http://localhost:4000: the issuer, and the demo resource is `${origin}/mcp`. */
+  origin: string
+  dataDir?: string
+  /** Authorization server options (a configuration file's); its issuer is `origin`, its resources come after the demo's. */
+  config?: AuthorizationServerOptions
+  /** More MCP servers to issue tokens for (their /mcp URLs), after the configuration's. */
+  resources?: readonly string[]
+  /** The demo account's password when the account is created (default: a random one, returned once). */
+  demoPassword?: string
+  /** The MCP server to protect (default: the demo server). */
+  server?: McpServer
+  /** Errors no request answers (a failed write, an authorization server `server_error`). */
+  onError?: (error: Error) => void
+}
+
+export interface MainJob {
+  readonly origin: string
+  readonly as: AuthorizationServer
+  readonly mcp: McpHttpApp & { resource: string; warm(): Promise<void> }
+  /** node:http handler for the whole origin: the authorization server and the protected MCP server. */
+  readonly handler: RequestListener
+  /** The demo account's password, when this start created the account. */
+  readonly demoPassword?: string
+  close(): Promise<void>
+}
+
+/**
+ * The main job of `mcp-auth start` as a library call: the authorization server and a protected
+ * MCP server (the demo one unless given) on one origin, embedded storage in `dataDir`, a `demo`
+ * account (created with `demoPassword` or a random one), the demo's resource first and the
+ * configuration's and `resources` after it. Listening is the caller's: `handler` serves it all.
+ *
+ * @example
+ * const job = await createMainJob({ origin: 'http://localhost:4000', dataDir: './data' })
+ * http.createServer(job.handler).listen(4000, '127.0.0.1')
+ */
+export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
+  const origin = new URL(options.origin).origin
+  const dataDir = options.dataDir ?? defaults.storage.dataDir
+  const config = options.config ?? {}
+  const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
+  const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
+  const demoResource: ResourceInput = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
+  const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
+  const as = await createAuthorizationServer({
+    ...config,
+    issuer: origin,
+    dataDir,
+    // the demo's own resource first (the default for requests that name none), then the others
+    resources: [demoResource, ...extra.filter((resource, i) => resource.uri !== demoResource.uri && extra.findIndex((other) => other.uri === resource.uri) === i)],
+  })
+
+  if (options.onError !== undefined) {
+    const report = options.onError
+    as.provider.on('server_error', (_ctx: unknown, error: Error) => report(error))
+  }
+
+  let demoPassword: string | undefined
+  const demo = await as.accounts.findByUsername(m.demoUsername)
+  if (demo === undefined) {
+    demoPassword = options.demoPassword || randomBytes(12).toString('base64url')
+    await as.accounts.setUser(m.demoUsername, demoPassword, { name: 'Demo User' }, m.demoScopes)
+  } else if (demo.scopes === undefined) {
+    // A demo account from before accounts had scopes: keep the step-up demo working.
+    await as.accounts.setScopes(m.demoUsername, m.demoScopes)
+  }
+
+  const server = options.server ?? createDemoServer()
+  if (options.onError !== undefined) server.onerror = options.onError
+  const mcp = createProtectedMcpApp(server, {
+    host: '127.0.0.1',
+    allowedHosts: [...LOOPBACK_HOSTS],
+    origin,
+    issuer: as.issuer,
+    scopesSupported: [...m.scopes],
+    requiredScopes: [...m.requiredScopes],
+    toolScopes: m.toolScopes,
+    resourceName: 'mcp-auth demo server',
+    // Same process as the authorization server: a revoked grant's JWTs are refused at once.
+    checkRevocation: (_token, info) => as.isRevoked(info.claims),
+    middleware: [as.middleware],
+  })
+  return {
+    origin,
+    as,
+    mcp,
+    handler: mcp.handler,
+    ...(demoPassword !== undefined ? { demoPassword } : {}),
+    async close() {
+      await mcp.close()
+      await as.close()
+    },
+  }
+}
