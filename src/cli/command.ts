@@ -7,6 +7,7 @@ export interface Command {
   usage: string
   options: NonNullable<ParseArgsConfig['options']>
   allowPositionals?: boolean
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command without an exit code of its own returns nothing (0)
   run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number | void>
 }
 

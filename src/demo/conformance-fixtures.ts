@@ -110,6 +110,7 @@ export function registerConformanceFixtures(server: McpServer): void {
         },
         allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
         if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, not a thenable
         then: { required: ['phone'] },
         else: { required: ['email'] },
         additionalProperties: false,

@@ -66,7 +66,7 @@ export async function guardedFetch(url: string | URL, init: RequestInit, options
     else callback(null, pinned.address, pinned.family)
   }
   const headers: Record<string, string> = {}
-  new Headers(init.headers).forEach((value, name) => (headers[name] = value))
+  for (const [name, value] of new Headers(init.headers)) headers[name] = value
   const method = init.method ?? 'GET'
   return new Promise<Response>((resolve, reject) => {
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(

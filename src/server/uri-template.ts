@@ -20,7 +20,7 @@ export class UriTemplate {
       source += match[1] === '+' ? '(.+?)' : '([^/?#]+?)'
       last = match.index + match[0].length
     }
-    source += escapeRegExp(template.slice(last)) + '$'
+    source += `${escapeRegExp(template.slice(last))}$`
     this.variables = variables
     this.#pattern = new RegExp(source)
   }

@@ -32,7 +32,7 @@ export async function cliLoginInChromium(
   await page.fill('#password', who.password)
   await page.click('#sign-in')
   await page.waitForSelector('#allow')
-  const consentText = await page.innerText('main')
+  const consentText = (await page.textContent('main')) ?? ''
   await page.click('#allow')
   await page.waitForSelector('text=Signed in')
   await context.close()

@@ -65,7 +65,7 @@ describe('Endpoint: inbound cancellation', () => {
     await rec.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'job-1', reason: 'no longer needed' } })
     await settle()
     expect(signal?.aborted).toBe(true)
-    expect((signal?.reason as Error).message).toBe('no longer needed')
+    expect((signal!.reason as Error).message).toBe('no longer needed')
     expect(responsesFor(rec.sent, 'job-1')).toEqual([])
     expect(rec.sent).toEqual([])
   })

@@ -48,7 +48,7 @@ describe('Endpoint: closing', () => {
     }
     await b.close()
     expect(signal?.aborted).toBe(true)
-    expect((signal?.reason as Error).message).toMatch(/closed/)
+    expect((signal!.reason as Error).message).toMatch(/closed/)
     finish.resolve()
     await settle()
     expect(sentAfterClose).toBe(0)

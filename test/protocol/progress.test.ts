@@ -90,7 +90,7 @@ describe('Endpoint: outgoing progress', () => {
     const updates: ProgressParams[] = []
     const outcome = rec.endpoint.request('long', undefined, { onprogress: (p) => updates.push(p) })
     await settle()
-    const token = (messagesFor(rec.sent, 'long')[0]?.params as { _meta: { progressToken: number } })._meta.progressToken
+    const token = (messagesFor(rec.sent, 'long')[0]!.params as { _meta: { progressToken: number } })._meta.progressToken
     await rec.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1, total: 3 } })
     await rec.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 2, total: 3, message: 'two' } })
     await rec.send({ jsonrpc: '2.0', id: 0, result: { done: true } })

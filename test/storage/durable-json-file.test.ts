@@ -52,7 +52,7 @@ describe('DurableJsonFile', () => {
         return (JSON.parse(await readFile(file, 'utf8')) as { n: number }).n
       }),
     )
-    seen.forEach((onDisk, n) => expect(onDisk).toBeGreaterThanOrEqual(n))
+    for (const [n, onDisk] of seen.entries()) expect(onDisk).toBeGreaterThanOrEqual(n)
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ n: 49 })
   })
 

@@ -79,7 +79,10 @@ describe('a session belongs to its principal', () => {
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value)
     const endpoint = /data: (\S+)/.exec(text)![1]!
     const post = (token: string) =>
-      fetch(new URL(endpoint, stack!.origin), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(INIT) }).then(async (r) => (await r.text(), r.status))
+      fetch(new URL(endpoint, stack!.origin), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(INIT) }).then(async (r) => {
+      await r.text()
+      return r.status
+    })
     expect(await post(mallory)).toBe(404)
     expect(await post(alice)).toBe(202)
     controller.abort()
