@@ -82,8 +82,7 @@ function discover(core: ServerCore): Result {
 async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: StatelessIo): Promise<Result> {
   const { core } = server
   const feature = featureMethod(request.method)!
-  const multiRound = INPUT_REQUIRED_METHODS.has(request.method)
-  const inputs = multiRound ? openInputs(server, request.method, params, io.authInfo) : undefined
+  const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? openInputs(server, request.method, params, io.authInfo) : undefined
   const round = inputs === undefined ? undefined : new InputRound(inputs.answers, meta.clientCapabilities)
   const context = new StatelessRequestContext(request.id, request.method, params, meta, io, round)
   let outcome: { result: Result } | { error: unknown }
@@ -98,29 +97,55 @@ async function runFeature(server: StatelessServer, request: JsonRpcRequest, para
   return outcome.result
 }
 
-interface Inputs {
-  answers: Map<string, unknown>
-  request: string
-  principal: string
-  round: number
+const NO_ANSWERS: ReadonlyMap<string, unknown> = new Map()
+
+/** What a multi-round request brings back, and what binds its next requestState to it. */
+class Inputs {
+  answers: ReadonlyMap<string, unknown> = NO_ANSWERS
+  round = 0
+  readonly #method: string
+  readonly #params: JsonRpcParams
+  readonly #authInfo: AuthInfo | undefined
+  #binding: { request: string; principal: string } | undefined
+
+  constructor(method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined) {
+    this.#method = method
+    this.#params = params
+    this.#authInfo = authInfo
+  }
+
+  /**
+   * The request and principal digests a requestState is bound to, computed when a state is
+   * opened or sealed: a SHA-256 over the key-sorted params cost ~4 µs, ~9% of a plain tools/call
+   * that neither carries nor earns a requestState (CPU profile, bench:stateless, issue 14).
+   * Sealing digests the params as they are after the handler ran: a handler that changes its own
+   * arguments before it asks for input would see its retry refused (handlers get them to read).
+   */
+  get binding(): { request: string; principal: string } {
+    this.#binding ??= { request: requestDigest(this.#method, this.#params), principal: principalDigest(principalOf(this.#authInfo)) }
+    return this.#binding
+  }
 }
 
 /** The answers a retry brings: those sealed in its requestState plus its inputResponses. */
 function openInputs(server: StatelessServer, method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined): Inputs {
-  const inputs: Inputs = { answers: new Map(), request: requestDigest(method, params), principal: principalDigest(principalOf(authInfo)), round: 0 }
-  if (params.requestState !== undefined) {
-    const state = server.sealer.open(params.requestState, { request: inputs.request, principal: inputs.principal, now: Date.now() })
-    inputs.round = state.round
-    for (const [key, answer] of Object.entries(state.answers)) inputs.answers.set(key, answer)
-  }
+  const inputs = new Inputs(method, params, authInfo)
   const responses = params.inputResponses
+  if (params.requestState === undefined && responses === undefined) return inputs
+  const answers = new Map<string, unknown>()
+  if (params.requestState !== undefined) {
+    const state = server.sealer.open(params.requestState, { ...inputs.binding, now: Date.now() })
+    inputs.round = state.round
+    for (const [key, answer] of Object.entries(state.answers)) answers.set(key, answer)
+  }
   if (responses !== undefined) {
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
       throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object keyed by the input request keys')
     }
     // keys the handler never asks for are ignored (it only looks up its own)
-    for (const [key, answer] of Object.entries(responses)) if (answer !== null && typeof answer === 'object') inputs.answers.set(key, answer)
+    for (const [key, answer] of Object.entries(responses)) if (answer !== null && typeof answer === 'object') answers.set(key, answer)
   }
+  inputs.answers = answers
   return inputs
 }
 
@@ -130,9 +155,10 @@ function inputRequired(server: StatelessServer, round: InputRound, inputs: Input
   }
   const inputRequests: Record<string, InputRequest> = {}
   for (const [key, question] of round.asked) inputRequests[key] = question
+  const { request, principal } = inputs.binding
   const requestState = server.sealer.seal({
-    request: inputs.request,
-    principal: inputs.principal,
+    request,
+    principal,
     expiresAt: Date.now() + server.requestStateTtlMs,
     round: inputs.round + 1,
     asked: [...round.asked.keys()],
