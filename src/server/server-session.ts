@@ -20,6 +20,7 @@ import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
 import { metaProtocolVersion, readRequestMeta } from './stateless/request-meta.js'
+import { RequestContextIo } from './stateless/request-context-io.js'
 import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
 import { optionalObject, requireString } from './params.js'
 
@@ -222,12 +223,7 @@ export class ServerSession {
     return async (params, context) => {
       const meta = readRequestMeta(params)
       checkStatelessRequest(this.#core, meta, request.method)
-      return serveStatelessRequest(this.#stateless!, request, meta, {
-        signal: context.signal,
-        notify: (method, notification) => context.sendNotification(method, notification),
-        authInfo: context.authInfo,
-        headers: context.headers,
-      })
+      return serveStatelessRequest(this.#stateless!, request, meta, new RequestContextIo(context))
     }
   }
 

@@ -7,7 +7,8 @@ import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import type { RequestMeta } from './request-meta.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
 import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
-import { honouredFilter, type SubscriptionFilter, type SubscriptionHub } from './subscription-hub.js'
+import { listen } from './listen-stream.js'
+import type { SubscriptionHub } from './subscription-hub.js'
 
 export type CacheScope = 'public' | 'private'
 export interface CacheHint {
@@ -57,20 +58,16 @@ function offers(core: ServerCore, method: string): boolean {
  * server's identity in `_meta`, and caching hints where the revision asks for them.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-export async function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
-  const { core } = server
-  const params = request.params ?? {}
-  let result: Result
+export function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
   switch (request.method) {
     case 'server/discover':
-      result = discover(core)
-      break
+      return Promise.resolve(decorate(server, request.method, discover(server.core)))
     case 'subscriptions/listen':
-      return listen(server, request, io)
+      // not inside an async function: a stream held open keeps no frame of this call alive
+      return listen(server.subscriptions, server.core, request, io)
     default:
-      result = await runFeature(server, request, params, meta, io)
+      return runFeature(server, request, request.params ?? {}, meta, io).then((result) => decorate(server, request.method, result))
   }
-  return decorate(server, request.method, result)
 }
 
 function discover(core: ServerCore): Result {
@@ -175,33 +172,6 @@ function notFoundAsInvalidParams(error: unknown, protocolVersion: string): unkno
     return new JsonRpcError(code, error.message, error.data, { cause: error })
   }
   return error
-}
-
-async function listen(server: StatelessServer, request: JsonRpcRequest, io: StatelessIo): Promise<Result> {
-  const requested = request.params?.notifications
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: notifications must be an object (the subscription filter)')
-  }
-  const filter = honouredFilter(requested as SubscriptionFilter, server.core.capabilities())
-  const tag = { [META.subscriptionId]: request.id }
-  await io.notify('notifications/subscriptions/acknowledged', { notifications: filter as Record<string, unknown>, _meta: tag })
-  await new Promise<void>((resolve) => {
-    if (io.signal.aborted) return resolve()
-    const remove = server.subscriptions.add(
-      filter,
-      (method, params) => void io.notify(method, { ...params, _meta: tag }).catch(() => undefined),
-      resolve,
-    )
-    io.signal.addEventListener(
-      'abort',
-      () => {
-        remove()
-        resolve()
-      },
-      { once: true },
-    )
-  })
-  return { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: server.core.serverInfo } }
 }
 
 function decorate(server: StatelessServer, method: string, result: Result): Result {

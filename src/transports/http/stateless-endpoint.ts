@@ -113,12 +113,14 @@ export class StatelessEndpoint {
   #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onclose?: () => void): void {
     const reply = new StatelessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
     reply.onclose = onclose
+    // the id only: a listen stream held open keeps nothing else of its request alive
+    const id = request.id
     this.#server.serveStateless(request, meta, reply).then(
-      (result) => reply.finish({ jsonrpc: JSONRPC_VERSION, id: request.id, result }, 200),
+      (result) => reply.finish({ jsonrpc: JSONRPC_VERSION, id, result }, 200),
       (error: unknown) => {
         if (reply.cancelled) return
         const rpc = JsonRpcError.from(error)
-        reply.finish(errorResponse(request.id, rpc), statusOf(rpc.code))
+        reply.finish(errorResponse(id, rpc), statusOf(rpc.code))
       },
     )
   }
