@@ -20,7 +20,7 @@ import { sessionOwner } from '../../http/session-owner.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
 import { InMemorySessionStore, type SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
-import { SessionTransport } from './session-transport.js'
+import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../../http/stateless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
@@ -51,9 +51,26 @@ export interface StreamableHttpOptions {
   eventStore?: EventStore
 }
 
-interface LiveSession extends LimitedSession {
-  session: ServerSession
-  transport: SessionTransport
+/** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
+class LiveSession implements LimitedSession {
+  readonly session: ServerSession
+  readonly transport: SessionTransport
+  readonly owner: string
+  lastSeen = Date.now()
+
+  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
+    this.session = session
+    this.transport = transport
+    this.owner = owner
+  }
+
+  get busy(): boolean {
+    return this.transport.busy
+  }
+
+  close(): void {
+    void this.session.close()
+  }
 }
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
@@ -248,7 +265,7 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, protocolVersion)
     const session = this.#server.createSession({ strictLifecycle: false })
     session.restore({ protocolVersion })
-    const transport = new SessionTransport({ ...this.#transportOptions(undefined), prime: () => false })
+    const transport = new SessionTransport(this.#transportOptions(undefined))
     await session.connect(transport)
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
@@ -317,18 +334,9 @@ export class StreamableHttpHandler {
   }
 
   async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
-    const transport = new SessionTransport({ ...this.#transportOptions(sessionId), prime: () => (session.protocolVersion ?? '') >= '2025-11-25' })
+    const transport = new SessionTransport(this.#transportOptions(sessionId))
     const session = this.#server.createSession()
-    const live: LiveSession = {
-      session,
-      transport,
-      owner,
-      lastSeen: Date.now(),
-      get busy() {
-        return transport.busy
-      },
-      close: () => void session.close(),
-    }
+    const live = new LiveSession(session, transport, owner)
     ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
     this.#sessions.set(sessionId, live)
     this.#limits.added(live)
@@ -357,7 +365,8 @@ export class StreamableHttpHandler {
     })
   }
 
-  #transportOptions(sessionId: string | undefined) {
+  /** One literal of one shape (no spread): a session keeps it for its life. */
+  #transportOptions(sessionId: string | undefined): SessionTransportOptions {
     return {
       sessionId,
       eventStore: sessionId === undefined ? undefined : this.#options.eventStore,
