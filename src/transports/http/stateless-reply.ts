@@ -37,7 +37,8 @@ export class StatelessReply implements StatelessIo {
     this.#allowSse = options.allowSse
     this.#keepAliveMs = options.keepAliveMs
     res.on('close', () => {
-      if (!this.finished) {
+      // our own flag, not res.destroyed: node marks the response destroyed before it emits 'close'
+      if (!this.#finished) {
         this.#request.abort(new Error('the client closed the stream'))
         this.#oncancel?.()
       }
