@@ -18,7 +18,7 @@ import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/sha
 import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
-import { InMemorySessionStore, type SessionStore } from './session-store.js'
+import type { SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
@@ -47,7 +47,11 @@ export interface StreamableHttpOptions {
   allowedHosts: readonly string[]
   /** Origins accepted; default: those whose host is an allowed host. */
   allowedOrigins?: readonly string[] | undefined
-  sessionStore?: SessionStore
+  /**
+   * Where session state is kept for other processes (or handlers) to pick a session up. None by
+   * default: a live session is found in this handler's own memory, so a copy there would only cost.
+   */
+  sessionStore?: SessionStore | undefined
   eventStore?: EventStore
 }
 
@@ -97,7 +101,7 @@ const NO_HEADERS: Record<string, string> = {}
  */
 export class StreamableHttpHandler {
   readonly #server: McpServer
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins'>> & Pick<StreamableHttpOptions, 'allowedOrigins'>
+  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
   readonly #sessions = new Map<string, LiveSession>()
   /** Stateless mode: one long-lived session per protocol version. */
@@ -121,7 +125,6 @@ export class StreamableHttpHandler {
       maxListenStreamsPerPrincipal: d.maxListenStreamsPerPrincipal,
       keepAliveMs: d.keepAliveMs,
       retryMs: d.retryMs,
-      sessionStore: new InMemorySessionStore(),
       eventStore: new InMemoryEventStore(),
       ...options,
     }
@@ -225,7 +228,7 @@ export class StreamableHttpHandler {
       return
     }
     const stream = live.transport.openExchange(res, requestIds, batch, headers)
-    if (initialize) {
+    if (initialize && this.#options.sessionStore !== undefined) {
       const previous = stream.onfinished
       stream.onfinished = () => {
         previous?.()
@@ -325,7 +328,7 @@ export class StreamableHttpHandler {
 
   /** A session another process (or an earlier run) created, found in a shared store; only for its owner. */
   async #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const state = await this.#options.sessionStore.get(sessionId)
+    const state = await this.#options.sessionStore?.get(sessionId)
     if (state === undefined || state.owner !== owner) return undefined
     this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
     const live = await this.#adopt(sessionId, owner)
@@ -345,7 +348,7 @@ export class StreamableHttpHandler {
       previous?.()
       this.#limits.removed(live)
       this.#sessions.delete(sessionId)
-      void this.#options.sessionStore.delete(sessionId)
+      void this.#options.sessionStore?.delete(sessionId)
       void this.#options.eventStore.dropSession(sessionId)
     }
     await session.connect(transport)
@@ -354,8 +357,9 @@ export class StreamableHttpHandler {
 
   async #saveState(live: LiveSession): Promise<void> {
     const { session, transport } = live
-    if (session.protocolVersion === undefined || transport.sessionId === undefined) return
-    await this.#options.sessionStore.set({
+    const store = this.#options.sessionStore
+    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
+    await store.set({
       id: transport.sessionId,
       protocolVersion: session.protocolVersion,
       clientCapabilities: session.clientCapabilities ?? {},
