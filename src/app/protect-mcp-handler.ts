@@ -12,10 +12,18 @@ type McpRoute = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse
  * `req.auth` → `RequestContext.authInfo`; a body read for tool scopes is handed on parsed.
  */
 export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { maxBodyBytes: number }): McpRoute {
+  // A request URL without a query is this route's path itself, so its parsed URL is the same
+  // every time: parsing it per request was ~2 µs of a ~55 µs protected call (CPU profile, issue 14)
+  let routeUrl: { raw: string; url: URL } | undefined
+  const urlOf = (raw: string): URL => {
+    if (raw.includes('?')) return new URL(raw, 'http://localhost')
+    if (routeUrl?.raw !== raw) routeUrl = { raw, url: new URL(raw, 'http://localhost') }
+    return routeUrl.url
+  }
   return async function protectedMcp(req, res, parsedBody) {
     let verdict
     try {
-      verdict = await authorizeMcpRequest(auth, req, { maxBodyBytes: options.maxBodyBytes, url: new URL(req.url ?? '/', 'http://localhost'), parsedBody })
+      verdict = await authorizeMcpRequest(auth, req, { maxBodyBytes: options.maxBodyBytes, url: urlOf(req.url ?? '/'), parsedBody })
     } catch (error) {
       sendHttpError(res, error)
       return

@@ -39,10 +39,11 @@ export class InFlightRequest {
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/cancellation
  */
 export class InFlightRequests {
-  readonly #entries = new Map<RequestId, InFlightRequest>()
+  /** Only while requests are in flight: an idle connection (thousands of idle sessions) holds no table. */
+  #entries: Map<RequestId, InFlightRequest> | undefined
 
   has(id: RequestId): boolean {
-    return this.#entries.has(id)
+    return this.#entries?.has(id) ?? false
   }
 
   /**
@@ -51,22 +52,26 @@ export class InFlightRequests {
    */
   begin(id: RequestId, options: { cancellable?: boolean } = {}): InFlightRequest {
     const entry = new InFlightRequest(options.cancellable ?? true)
-    this.#entries.set(id, entry)
+    ;(this.#entries ??= new Map()).set(id, entry)
     return entry
   }
 
   end(id: RequestId, entry: InFlightRequest): void {
-    if (this.#entries.get(id) === entry) this.#entries.delete(id)
+    const entries = this.#entries
+    if (entries?.get(id) !== entry) return
+    entries.delete(id)
+    if (entries.size === 0) this.#entries = undefined
   }
 
   /** Abort one handler; unknown, finished or uncancellable ids are ignored, as the spec asks. */
   cancel(id: RequestId, reason: string | undefined): void {
-    const entry = this.#entries.get(id)
+    const entry = this.#entries?.get(id)
     if (entry?.cancellable) entry.abort(new Error(reason ?? 'cancelled by the peer'))
   }
 
   abortAll(reason: string): void {
+    if (this.#entries === undefined) return
     for (const entry of this.#entries.values()) entry.abort(new Error(reason))
-    this.#entries.clear()
+    this.#entries = undefined
   }
 }

@@ -19,29 +19,30 @@ export interface PendingRequest {
  */
 export class PendingRequests {
   #nextId = 0
-  readonly #pending = new Map<RequestId, PendingRequest>()
+  /** Made on the first request sent: a server's sessions mostly never send one. */
+  #pending: Map<RequestId, PendingRequest> | undefined
 
   nextId(): number {
     return this.#nextId++
   }
 
   get size(): number {
-    return this.#pending.size
+    return this.#pending?.size ?? 0
   }
 
   add(id: RequestId, entry: PendingRequest): void {
-    this.#pending.set(id, entry)
+    ;(this.#pending ??= new Map()).set(id, entry)
   }
 
   get(id: RequestId): PendingRequest | undefined {
-    return this.#pending.get(id)
+    return this.#pending?.get(id)
   }
 
   /** Remove and return the entry; the caller settles it. */
   take(id: RequestId): PendingRequest | undefined {
-    const entry = this.#pending.get(id)
+    const entry = this.#pending?.get(id)
     if (entry === undefined) return undefined
-    this.#pending.delete(id)
+    this.#pending!.delete(id)
     entry.timer?.clear()
     entry.detach?.()
     return entry
@@ -49,6 +50,7 @@ export class PendingRequests {
 
   /** Reject everything still waiting (on close). */
   rejectAll(error: () => Error): void {
+    if (this.#pending === undefined) return
     for (const id of [...this.#pending.keys()]) this.take(id)?.reject(error())
   }
 }

@@ -19,7 +19,7 @@ import { PendingRequests } from './correlation.js'
 import { LocalError } from './errors.js'
 import type { RequestContext } from './context.js'
 import { receiveBatch } from './batch.js'
-import { InboundRequestContext, type ContextIo } from './inbound-context.js'
+import { InboundRequestContext } from './inbound-context.js'
 import { sendRequest } from './outgoing-request.js'
 import { deliverProgress } from './progress.js'
 import type { RequestOptions } from './request-options.js'
@@ -61,6 +61,9 @@ type Result = Record<string, unknown>
 /** Where an inbound request's response goes: straight to the transport, or into a batch. */
 type Reply = (response: JsonRpcResponse) => void
 
+/** The request handlers every endpoint starts with, shared until one sets or removes its own. */
+const BUILT_IN_REQUESTS: ReadonlyMap<string, RequestHandler> = new Map([['ping', () => ({})]])
+
 /**
  * One side of a JSON-RPC connection: dispatches inbound requests and notifications to handlers
  * and correlates outgoing requests with their responses. McpServer and McpClient sit on top; the
@@ -68,16 +71,14 @@ type Reply = (response: JsonRpcResponse) => void
  */
 export class Endpoint {
   readonly #options: Required<Pick<EndpointOptions, 'requestTimeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs' | 'maxPendingRequests'>> & EndpointOptions
-  readonly #requestHandlers = new Map<string, RequestHandler>()
-  readonly #notificationHandlers = new Map<string, NotificationHandler>()
+  // Made when an endpoint registers its own handlers: until then the built-ins are shared, so a
+  // server's idle sessions (thousands of them) hold no handler tables or closures of their own
+  #requestHandlers: Map<string, RequestHandler> | undefined
+  #notificationHandlers: Map<string, NotificationHandler> | undefined
   readonly #pending = new PendingRequests()
   readonly #inFlight = new InFlightRequests()
   #transport: Transport | undefined
   #closed = false
-  readonly #io: ContextIo = {
-    notify: (method, params, options) => this.notify(method, params, options),
-    request: (method, params, options) => this.request(method, params, options),
-  }
 
   onclose?: () => void
   onerror?: (error: Error) => void
@@ -85,20 +86,32 @@ export class Endpoint {
   fallbackNotificationHandler?: (method: string, params: JsonRpcParams, extra: MessageExtra | undefined) => void
 
   constructor(options: EndpointOptions = {}) {
-    // undefined options fall back to the defaults instead of overriding them
+    // undefined options fall back to the defaults instead of overriding them. One literal of one
+    // shape: a spread followed by more keys gives every copy a hidden class of its own (~300 bytes
+    // per session of a server with thousands of them)
     this.#options = {
-      ...options,
       requestTimeoutMs: options.requestTimeoutMs ?? defaults.protocol.requestTimeoutMs,
       resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? defaults.protocol.resetTimeoutOnProgress,
       maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? defaults.protocol.maxTotalTimeoutMs,
       maxPendingRequests: options.maxPendingRequests ?? defaults.protocol.maxPendingRequests,
+      assertCanRequest: options.assertCanRequest,
+      assertCanNotify: options.assertCanNotify,
+      resolveRequestHandler: options.resolveRequestHandler,
+      acceptsBatch: options.acceptsBatch,
+      beforeRequest: options.beforeRequest,
+      routeRequest: options.routeRequest,
     }
-    this.setNotificationHandler('notifications/cancelled', (params) => {
+  }
+
+  /** Built-in notification handlers, run with the endpoint as `this` unless it registers its own. */
+  static readonly #builtInNotifications: Readonly<Record<string, (this: Endpoint, params: JsonRpcParams) => void>> = {
+    'notifications/cancelled'(params) {
       const { requestId, reason } = params as CancelledParams
       if (requestId !== undefined) this.#inFlight.cancel(requestId, reason)
-    })
-    this.setNotificationHandler('notifications/progress', (params) => this.#onProgress(params as unknown as ProgressParams))
-    this.setRequestHandler('ping', () => ({}))
+    },
+    'notifications/progress'(params) {
+      this.#onProgress(params as unknown as ProgressParams)
+    },
   }
 
   get transport(): Transport | undefined {
@@ -126,19 +139,23 @@ export class Endpoint {
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.#requestHandlers.set(method, handler)
+    this.#ownRequestHandlers().set(method, handler)
   }
 
   removeRequestHandler(method: string): void {
-    this.#requestHandlers.delete(method)
+    this.#ownRequestHandlers().delete(method)
   }
 
   hasRequestHandler(method: string): boolean {
-    return this.#requestHandlers.has(method) || this.#options.resolveRequestHandler?.(method) !== undefined
+    return (this.#requestHandlers ?? BUILT_IN_REQUESTS).has(method) || this.#options.resolveRequestHandler?.(method) !== undefined
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.#notificationHandlers.set(method, handler)
+    ;(this.#notificationHandlers ??= new Map()).set(method, handler)
+  }
+
+  #ownRequestHandlers(): Map<string, RequestHandler> {
+    return (this.#requestHandlers ??= new Map(BUILT_IN_REQUESTS))
   }
 
   /** Send a request and wait for its result. Rejects with the peer's JsonRpcError or a LocalError. */
@@ -240,7 +257,7 @@ export class Endpoint {
     const { id, method } = request
     const params = request.params ?? {}
     const routed = this.#options.routeRequest?.(request)
-    const handler = routed ?? this.#requestHandlers.get(method) ?? this.#options.resolveRequestHandler?.(method)
+    const handler = routed ?? (this.#requestHandlers ?? BUILT_IN_REQUESTS).get(method) ?? this.#options.resolveRequestHandler?.(method)
     if (handler === undefined) {
       reply(errorResponse(id, new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)))
       return
@@ -260,7 +277,8 @@ export class Endpoint {
 
     // initialize cannot be cancelled (MCP lifecycle): notifications/cancelled for it is ignored
     const entry = this.#inFlight.begin(id, { cancellable: method !== 'initialize' })
-    const context = new InboundRequestContext(this.#io, entry, request, extra, this.#transport?.sessionId)
+    // the context sends through this endpoint's own notify and request (ContextIo)
+    const context = new InboundRequestContext(this, entry, request, extra, this.#transport?.sessionId)
 
     let outcome: Promise<unknown>
     try {
@@ -289,11 +307,13 @@ export class Endpoint {
   }
 
   #handleNotification(notification: JsonRpcNotification, extra: MessageExtra | undefined): void {
-    const registered = this.#notificationHandlers.get(notification.method)
+    const { method } = notification
+    const registered = this.#notificationHandlers?.get(method)
+    const builtIn = registered === undefined && Object.hasOwn(Endpoint.#builtInNotifications, method) ? Endpoint.#builtInNotifications[method] : undefined
     const fallback = this.fallbackNotificationHandler
     // unknown notifications are ignored unless a fallback wants them
-    if (registered === undefined && fallback === undefined) return
-    const handler: NotificationHandler = registered ?? ((params, extra) => fallback!(notification.method, params, extra))
+    if (registered === undefined && builtIn === undefined && fallback === undefined) return
+    const handler: NotificationHandler = registered ?? (builtIn === undefined ? (params, extra) => fallback!(method, params, extra) : (params) => builtIn.call(this, params))
     try {
       const result = handler(notification.params ?? {}, extra)
       if (result instanceof Promise) result.catch((error: unknown) => this.#reportError(asError(error)))

@@ -20,6 +20,7 @@ import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
 import { metaProtocolVersion, readRequestMeta } from './stateless/request-meta.js'
+import { RequestContextIo } from './stateless/request-context-io.js'
 import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
 import { optionalObject, requireString } from './params.js'
 
@@ -36,7 +37,8 @@ export class ServerSession {
   readonly #stateless: StatelessServer | undefined
   readonly #endpoint: Endpoint
   readonly #lifecycle: ServerLifecycle
-  readonly #subscriptions = new Set<string>()
+  /** Made on the first resources/subscribe: most sessions never subscribe. */
+  #subscriptions: Set<string> | undefined
   #protocolVersion: string | undefined
   #clientCapabilities: ClientCapabilities | undefined
   #clientInfo: Implementation | undefined
@@ -72,7 +74,7 @@ export class ServerSession {
       },
     })
     this.#endpoint.onclose = () => {
-      this.#subscriptions.clear()
+      this.#subscriptions?.clear()
       this.onclose?.()
     }
     this.#endpoint.onerror = (error) => this.onerror?.(error)
@@ -104,6 +106,7 @@ export class ServerSession {
     this.#clientCapabilities = state.clientCapabilities ?? {}
     this.#clientInfo = state.clientInfo
     this.#lifecycle.markReady()
+    this.#endpoint.transport?.setProtocolVersion?.(state.protocolVersion)
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -125,7 +128,7 @@ export class ServerSession {
   }
 
   isSubscribed(uri: string): boolean {
-    return this.#subscriptions.has(uri)
+    return this.#subscriptions?.has(uri) ?? false
   }
 
   ping(options?: RequestOptions): Promise<Record<string, unknown>> {
@@ -175,19 +178,23 @@ export class ServerSession {
    * methods (tools, resources, prompts, completion) are in feature-methods.ts.
    */
   static readonly #methods: Record<string, { offered: (caps: ServerCapabilities) => boolean; run: SessionHandler }> = {
+    initialize: {
+      offered: () => true,
+      run: (session, params) => session.#initialize(params),
+    },
     'resources/subscribe': {
       offered: (caps) => !!caps.resources?.subscribe,
       run: (session, params) => {
         const uri = requireString(params, 'uri')
         if (!session.#core.resources.has(uri)) throw new JsonRpcError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
-        session.#subscriptions.add(uri)
+        ;(session.#subscriptions ??= new Set()).add(uri)
         return {}
       },
     },
     'resources/unsubscribe': {
       offered: (caps) => !!caps.resources?.subscribe,
       run: (session, params) => {
-        session.#subscriptions.delete(requireString(params, 'uri'))
+        session.#subscriptions?.delete(requireString(params, 'uri'))
         return {}
       },
     },
@@ -222,21 +229,20 @@ export class ServerSession {
     return async (params, context) => {
       const meta = readRequestMeta(params)
       checkStatelessRequest(this.#core, meta, request.method)
-      return serveStatelessRequest(this.#stateless!, request, meta, {
-        signal: context.signal,
-        notify: (method, notification) => context.sendNotification(method, notification),
-        authInfo: context.authInfo,
-        headers: context.headers,
-      })
+      return serveStatelessRequest(this.#stateless!, request, meta, new RequestContextIo(context))
     }
   }
 
+  /**
+   * notifications/initialized, the one notification a session handles itself (initialize is in
+   * the method table): one function, not a handler table per session.
+   */
   #install(): void {
-    this.#endpoint.setRequestHandler('initialize', (params) => this.#initialize(params))
-    this.#endpoint.setNotificationHandler('notifications/initialized', () => {
+    this.#endpoint.fallbackNotificationHandler = (method) => {
+      if (method !== 'notifications/initialized') return
       this.#lifecycle.markReady()
       this.oninitialized?.()
-    })
+    }
   }
 
   #initialize(params: JsonRpcParams): InitializeResult {

@@ -38,25 +38,26 @@ const PREFIX: Record<InputRequest['method'], string> = {
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
 export class InputRound {
-  readonly #answers: Map<string, unknown>
+  readonly #answers: ReadonlyMap<string, unknown>
   readonly #capabilities: ClientCapabilities
-  readonly #asked = new Map<string, InputRequest>()
-  readonly #used = new Map<string, unknown>()
-  readonly #counters = new Map<string, number>()
+  // made on first use: most runs ask nothing, and this is built for every tools/call
+  #asked: Map<string, InputRequest> | undefined
+  #used: Map<string, unknown> | undefined
+  #counters: Map<string, number> | undefined
 
-  constructor(answers: Map<string, unknown>, capabilities: ClientCapabilities) {
+  constructor(answers: ReadonlyMap<string, unknown>, capabilities: ClientCapabilities) {
     this.#answers = answers
     this.#capabilities = capabilities
   }
 
   /** Questions asked in this run that have no answer yet. */
   get asked(): ReadonlyMap<string, InputRequest> {
-    return this.#asked
+    return this.#asked ?? NONE
   }
 
   /** Answers this run consumed: they travel on in the next requestState. */
   get used(): ReadonlyMap<string, unknown> {
-    return this.#used
+    return this.#used ?? NONE
   }
 
   ask<T>(request: InputRequest, key: string | undefined, accept: (answer: unknown) => answer is T): Promise<T> {
@@ -71,17 +72,20 @@ export class InputRound {
     const name = key ?? this.#nextKey(request.method)
     const answer = this.#answers.get(name)
     if (answer !== undefined && accept(answer)) {
-      this.#used.set(name, answer)
+      ;(this.#used ??= new Map()).set(name, answer)
       return Promise.resolve(answer)
     }
     // no answer, or one that is not an answer to this question: ask (again)
-    this.#asked.set(name, request)
+    ;(this.#asked ??= new Map()).set(name, request)
     return Promise.reject(new InputRequired())
   }
 
   #nextKey(method: InputRequest['method']): string {
+    this.#counters ??= new Map()
     const n = (this.#counters.get(method) ?? 0) + 1
     this.#counters.set(method, n)
     return `${PREFIX[method]}-${n}`
   }
 }
+
+const NONE: ReadonlyMap<string, never> = new Map<string, never>()

@@ -7,7 +7,8 @@ import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import type { RequestMeta } from './request-meta.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
 import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
-import { honouredFilter, type SubscriptionFilter, type SubscriptionHub } from './subscription-hub.js'
+import { listen } from './listen-stream.js'
+import type { SubscriptionHub } from './subscription-hub.js'
 
 export type CacheScope = 'public' | 'private'
 export interface CacheHint {
@@ -57,20 +58,16 @@ function offers(core: ServerCore, method: string): boolean {
  * server's identity in `_meta`, and caching hints where the revision asks for them.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-export async function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
-  const { core } = server
-  const params = request.params ?? {}
-  let result: Result
+export function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
   switch (request.method) {
     case 'server/discover':
-      result = discover(core)
-      break
+      return Promise.resolve(decorate(server, request.method, discover(server.core)))
     case 'subscriptions/listen':
-      return listen(server, request, io)
+      // not inside an async function: a stream held open keeps no frame of this call alive
+      return listen(server.subscriptions, server.core, request, io)
     default:
-      result = await runFeature(server, request, params, meta, io)
+      return runFeature(server, request, request.params ?? {}, meta, io).then((result) => decorate(server, request.method, result))
   }
-  return decorate(server, request.method, result)
 }
 
 function discover(core: ServerCore): Result {
@@ -82,8 +79,7 @@ function discover(core: ServerCore): Result {
 async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: StatelessIo): Promise<Result> {
   const { core } = server
   const feature = featureMethod(request.method)!
-  const multiRound = INPUT_REQUIRED_METHODS.has(request.method)
-  const inputs = multiRound ? openInputs(server, request.method, params, io.authInfo) : undefined
+  const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? openInputs(server, request.method, params, io.authInfo) : undefined
   const round = inputs === undefined ? undefined : new InputRound(inputs.answers, meta.clientCapabilities)
   const context = new StatelessRequestContext(request.id, request.method, params, meta, io, round)
   let outcome: { result: Result } | { error: unknown }
@@ -98,29 +94,55 @@ async function runFeature(server: StatelessServer, request: JsonRpcRequest, para
   return outcome.result
 }
 
-interface Inputs {
-  answers: Map<string, unknown>
-  request: string
-  principal: string
-  round: number
+const NO_ANSWERS: ReadonlyMap<string, unknown> = new Map()
+
+/** What a multi-round request brings back, and what binds its next requestState to it. */
+class Inputs {
+  answers: ReadonlyMap<string, unknown> = NO_ANSWERS
+  round = 0
+  readonly #method: string
+  readonly #params: JsonRpcParams
+  readonly #authInfo: AuthInfo | undefined
+  #binding: { request: string; principal: string } | undefined
+
+  constructor(method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined) {
+    this.#method = method
+    this.#params = params
+    this.#authInfo = authInfo
+  }
+
+  /**
+   * The request and principal digests a requestState is bound to, computed when a state is
+   * opened or sealed: a SHA-256 over the key-sorted params cost ~4 µs, ~9% of a plain tools/call
+   * that neither carries nor earns a requestState (CPU profile, bench:stateless, issue 14).
+   * Sealing digests the params as they are after the handler ran: a handler that changes its own
+   * arguments before it asks for input would see its retry refused (handlers get them to read).
+   */
+  get binding(): { request: string; principal: string } {
+    this.#binding ??= { request: requestDigest(this.#method, this.#params), principal: principalDigest(principalOf(this.#authInfo)) }
+    return this.#binding
+  }
 }
 
 /** The answers a retry brings: those sealed in its requestState plus its inputResponses. */
 function openInputs(server: StatelessServer, method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined): Inputs {
-  const inputs: Inputs = { answers: new Map(), request: requestDigest(method, params), principal: principalDigest(principalOf(authInfo)), round: 0 }
-  if (params.requestState !== undefined) {
-    const state = server.sealer.open(params.requestState, { request: inputs.request, principal: inputs.principal, now: Date.now() })
-    inputs.round = state.round
-    for (const [key, answer] of Object.entries(state.answers)) inputs.answers.set(key, answer)
-  }
+  const inputs = new Inputs(method, params, authInfo)
   const responses = params.inputResponses
+  if (params.requestState === undefined && responses === undefined) return inputs
+  const answers = new Map<string, unknown>()
+  if (params.requestState !== undefined) {
+    const state = server.sealer.open(params.requestState, { ...inputs.binding, now: Date.now() })
+    inputs.round = state.round
+    for (const [key, answer] of Object.entries(state.answers)) answers.set(key, answer)
+  }
   if (responses !== undefined) {
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
       throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object keyed by the input request keys')
     }
     // keys the handler never asks for are ignored (it only looks up its own)
-    for (const [key, answer] of Object.entries(responses)) if (answer !== null && typeof answer === 'object') inputs.answers.set(key, answer)
+    for (const [key, answer] of Object.entries(responses)) if (answer !== null && typeof answer === 'object') answers.set(key, answer)
   }
+  inputs.answers = answers
   return inputs
 }
 
@@ -130,9 +152,10 @@ function inputRequired(server: StatelessServer, round: InputRound, inputs: Input
   }
   const inputRequests: Record<string, InputRequest> = {}
   for (const [key, question] of round.asked) inputRequests[key] = question
+  const { request, principal } = inputs.binding
   const requestState = server.sealer.seal({
-    request: inputs.request,
-    principal: inputs.principal,
+    request,
+    principal,
     expiresAt: Date.now() + server.requestStateTtlMs,
     round: inputs.round + 1,
     asked: [...round.asked.keys()],
@@ -151,36 +174,12 @@ function notFoundAsInvalidParams(error: unknown, protocolVersion: string): unkno
   return error
 }
 
-async function listen(server: StatelessServer, request: JsonRpcRequest, io: StatelessIo): Promise<Result> {
-  const requested = request.params?.notifications
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-    throw new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: notifications must be an object (the subscription filter)')
-  }
-  const filter = honouredFilter(requested as SubscriptionFilter, server.core.capabilities())
-  const tag = { [META.subscriptionId]: request.id }
-  await io.notify('notifications/subscriptions/acknowledged', { notifications: filter as Record<string, unknown>, _meta: tag })
-  await new Promise<void>((resolve) => {
-    if (io.signal.aborted) return resolve()
-    const remove = server.subscriptions.add(
-      filter,
-      (method, params) => void io.notify(method, { ...params, _meta: tag }).catch(() => undefined),
-      resolve,
-    )
-    io.signal.addEventListener(
-      'abort',
-      () => {
-        remove()
-        resolve()
-      },
-      { once: true },
-    )
-  })
-  return { resultType: 'complete', _meta: { ...tag, [META.serverInfo]: server.core.serverInfo } }
-}
-
 function decorate(server: StatelessServer, method: string, result: Result): Result {
   if (result.resultType === 'input_required') return result
-  const decorated: Result = { ...result, resultType: 'complete' }
+  // Object.assign, not `{ ...result, resultType }`: on Node 20 that spread with a property after
+  // it cost ~1.7 µs a call and gave a copy slower to stringify; this copy costs ~40 ns
+  const decorated: Result = Object.assign({}, result)
+  decorated.resultType = 'complete'
   if (CACHEABLE_METHODS.has(method)) {
     const hint = server.cacheHints[method]
     if (hint !== undefined) {

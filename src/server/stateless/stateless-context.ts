@@ -23,6 +23,12 @@ export interface StatelessIo {
   signal: AbortSignal
   /** Send a notification about this request (progress, log) ahead of its response. */
   notify(method: string, params: JsonRpcParams): Promise<void>
+  /**
+   * Run `callback` once when the client goes away (when `signal` aborts), at once if it has. A
+   * stream held open uses this rather than a listener on `signal`, which costs its own
+   * AbortController and EventTarget per stream.
+   */
+  onCancel(callback: () => void): void
   authInfo?: AuthInfo | undefined
   headers?: Readonly<Record<string, string | string[] | undefined>> | undefined
 }

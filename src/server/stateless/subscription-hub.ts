@@ -13,13 +13,14 @@ export interface SubscriptionFilter {
   resourceSubscriptions?: string[]
 }
 
-type Deliver = (method: string, params: JsonRpcParams) => void
-
-interface Listener {
-  filter: SubscriptionFilter
-  uris: ReadonlySet<string>
-  deliver: Deliver
-  end: () => void
+/** One open stream, as the hub sees it. */
+export interface HubListener {
+  readonly filter: SubscriptionFilter
+  /** The resources whose updates it asked for. */
+  readonly uris: ReadonlySet<string>
+  deliver(method: string, params: JsonRpcParams): void
+  /** The server is closing: end the stream. */
+  end(): void
 }
 
 const LIST_CHANGED: Record<string, 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged'> = {
@@ -48,17 +49,19 @@ export function honouredFilter(requested: SubscriptionFilter, caps: ServerCapabi
  * the streams whose filter asked for them.
  */
 export class SubscriptionHub {
-  readonly #listeners = new Set<Listener>()
+  readonly #listeners = new Set<HubListener>()
 
   get size(): number {
     return this.#listeners.size
   }
 
-  /** Deliver matching notifications to `deliver` until the returned remover is called; `end` runs if the server closes first. */
-  add(filter: SubscriptionFilter, deliver: Deliver, end: () => void): () => void {
-    const listener: Listener = { filter, uris: new Set(filter.resourceSubscriptions ?? []), deliver, end }
+  /** Deliver matching notifications to `listener` until it is removed; its `end` runs if the server closes first. */
+  add(listener: HubListener): void {
     this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+  }
+
+  remove(listener: HubListener): void {
+    this.#listeners.delete(listener)
   }
 
   listChanged(method: string): void {

@@ -73,11 +73,17 @@ export class SseWriter {
     if (this.#closed || this.#res.writableEnded) return
     // coalesce what one tick writes into one socket write (our own buffer: corking an
     // OutgoingMessage across ticks loses data on Node 22)
-    if (this.#pending === '') process.nextTick(this.#flush)
+    if (this.#pending === '') process.nextTick(SseWriter.#flushOne, this)
     this.#pending += text
   }
 
-  readonly #flush = (): void => {
+  // a static function given the writer, not an arrow per writer: thousands of idle streams
+  // would each hold one
+  static #flushOne(writer: SseWriter): void {
+    writer.#flush()
+  }
+
+  #flush(): void {
     const text = this.#pending
     this.#pending = ''
     if (text === '' || this.#res.writableEnded || this.#res.destroyed) return

@@ -6,20 +6,17 @@ import {
   classifyMessage,
   errorResponse,
   salvageId,
-  type JsonRpcParams,
   type JsonRpcRequest,
 } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
 import type { AuthInfo } from '../../protocol/context.js'
 import type { McpServer } from '../../server/mcp-server.js'
 import type { RequestMeta } from '../../server/stateless/request-meta.js'
-import type { StatelessIo } from '../../server/stateless/stateless-context.js'
 import { endSoon } from './end-soon.js'
 import { sessionOwner } from './session-owner.js'
 import { checkStatelessHeaders } from './stateless-headers.js'
 import { StatelessReply } from './stateless-reply.js'
-import { paramHeadersOf } from '../../schema/x-mcp-header.js'
-import { checkParamHeaders } from './tool-param-headers.js'
+import { checkParamHeaders, paramHeadersOf } from './tool-param-headers.js'
 
 export interface StatelessEndpointOptions {
   /** false on the JSON-only endpoint: notifications are dropped, subscriptions/listen is not served. */
@@ -31,8 +28,6 @@ export interface StatelessEndpointOptions {
 }
 
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
-
-const RESOLVED = Promise.resolve()
 
 /** The HTTP status of a JSON-RPC error on the stateless path. */
 function statusOf(code: number): number {
@@ -115,29 +110,17 @@ export class StatelessEndpoint {
     if (params.length > 0) checkParamHeaders(req.headers, params, request.params?.arguments)
   }
 
-  #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onfinished?: () => void): void {
-    const reply = new StatelessReply(res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
-    const controller = new AbortController()
-    // closing the response stream cancels the request (there is no notifications/cancelled over HTTP)
-    res.once('close', () => {
-      if (!reply.answered) controller.abort(new Error('the client closed the stream'))
-      onfinished?.()
-    })
-    const io: StatelessIo = {
-      signal: controller.signal,
-      notify: (method: string, params: JsonRpcParams) => {
-        reply.notify({ jsonrpc: JSONRPC_VERSION, method, params })
-        return RESOLVED
-      },
-      authInfo: req.auth,
-      headers: req.headers,
-    }
-    this.#server.serveStateless(request, meta, io).then(
-      (result) => reply.finish({ jsonrpc: JSONRPC_VERSION, id: request.id, result }, 200),
+  #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onclose?: () => void): void {
+    const reply = new StatelessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
+    reply.onclose = onclose
+    // the id only: a listen stream held open keeps nothing else of its request alive
+    const id = request.id
+    this.#server.serveStateless(request, meta, reply).then(
+      (result) => reply.finish({ jsonrpc: JSONRPC_VERSION, id, result }, 200),
       (error: unknown) => {
-        if (controller.signal.aborted) return
+        if (reply.cancelled) return
         const rpc = JsonRpcError.from(error)
-        reply.finish(errorResponse(request.id, rpc), statusOf(rpc.code))
+        reply.finish(errorResponse(id, rpc), statusOf(rpc.code))
       },
     )
   }

@@ -35,9 +35,12 @@ interface StreamLog {
   events: Array<{ id: string; seq: number; message: JsonRpcMessage }>
 }
 
+const NO_STREAMS: ReadonlyMap<string, StreamLog> = new Map()
+
 /** The default EventStore: in memory, at most `maxEventsPerStream` per stream. */
 export class InMemoryEventStore implements EventStore {
-  readonly #sessions = new Map<string, Map<string, StreamLog>>()
+  /** Per session, its streams' logs; NO_STREAMS until it stores one (idle sessions hold no table). */
+  readonly #sessions = new Map<string, ReadonlyMap<string, StreamLog>>()
   readonly #max: number
   readonly #maxStreams: number
 
@@ -48,12 +51,12 @@ export class InMemoryEventStore implements EventStore {
 
   /** Make a session known, so its streams' priming ids resume before any event is stored. */
   openSession(sessionId: string): void {
-    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, new Map())
+    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, NO_STREAMS)
   }
 
   append(sessionId: string, streamId: string, message: JsonRpcMessage): string {
-    let streams = this.#sessions.get(sessionId)
-    if (streams === undefined) this.#sessions.set(sessionId, (streams = new Map()))
+    let streams = this.#sessions.get(sessionId) as Map<string, StreamLog> | undefined
+    if (streams === undefined || streams === NO_STREAMS) this.#sessions.set(sessionId, (streams = new Map()))
     let log = streams.get(streamId)
     if (log === undefined) {
       streams.set(streamId, (log = { next: 1, events: [] }))

@@ -34,7 +34,8 @@ const isResponse = (message: JsonRpcMessage): message is Extract<JsonRpcMessage,
 export class OutboundStream {
   readonly streamId: string
   readonly #options: OutboundStreamOptions
-  readonly #owed: Set<RequestId>
+  /** Responses still owed; undefined for none (the GET stream: no table per idle session). */
+  readonly #owed: Set<RequestId> | undefined
   readonly #batch: boolean
   readonly #preferJson: boolean
   readonly #collected: JsonRpcMessage[] = []
@@ -51,7 +52,7 @@ export class OutboundStream {
   constructor(res: ServerResponse, owed: readonly RequestId[], options: OutboundStreamOptions & { batch: boolean; preferJson: boolean }) {
     this.streamId = options.streamId
     this.#options = options
-    this.#owed = new Set(owed)
+    this.#owed = owed.length === 0 ? undefined : new Set(owed)
     this.#batch = options.batch
     this.#preferJson = options.preferJson
     this.#res = res
@@ -107,7 +108,7 @@ export class OutboundStream {
   release(id: RequestId): Promise<void> {
     return this.#enqueue(
       this.#tail.then(() => {
-        if (this.#finished || !this.#owed.delete(id) || this.#owed.size > 0) return
+        if (this.#finished || this.#owed?.delete(id) !== true || this.#owed.size > 0) return
         if (this.#mode === 'json') return this.#sendJson()
         if (this.#mode === 'pending') this.#startSse()
         this.#finish()
@@ -127,6 +128,10 @@ export class OutboundStream {
     this.#finished = true
   }
 
+  get #owedNone(): boolean {
+    return this.#owed === undefined || this.#owed.size === 0
+  }
+
   get #isStandalone(): boolean {
     return this.#options.standalone === true
   }
@@ -134,7 +139,7 @@ export class OutboundStream {
   /** Returns a promise only when it had to wait for the event store. */
   #write(message: JsonRpcMessage): Promise<void> | undefined {
     if (this.#finished) return undefined
-    if (isResponse(message)) this.#owed.delete(message.id as RequestId)
+    if (isResponse(message)) this.#owed?.delete(message.id as RequestId)
     if (this.#mode === 'pending') {
       if (this.#preferJson && isResponse(message)) this.#mode = 'json'
       else this.#startSse()
@@ -142,7 +147,7 @@ export class OutboundStream {
     if (this.#mode === 'json') {
       if (isResponse(message)) {
         this.#collected.push(message)
-        if (this.#owed.size === 0) this.#sendJson()
+        if (this.#owedNone) this.#sendJson()
         return undefined
       }
       // something other than a response before the last one: switch to SSE, keep the order
@@ -161,7 +166,7 @@ export class OutboundStream {
   }
 
   #afterEvent(): void {
-    if (this.#owed.size === 0 && !this.#isStandalone) this.#finish()
+    if (this.#owedNone && !this.#isStandalone) this.#finish()
   }
 
   /** Store (when resumable) and send one event; a promise only for an asynchronous store. */

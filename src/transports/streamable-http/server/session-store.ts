@@ -12,9 +12,10 @@ export interface SessionState {
 }
 
 /**
- * Where session state is kept. The in-memory store is the default; a shared store (Redis, a
- * later issue) lets another process pick a session up: it finds the state here and rebuilds the
- * live session from it instead of answering 404.
+ * Where session state is kept. A shared store (Redis, a later issue) lets another process pick a
+ * session up: it finds the state here and rebuilds the live session from it instead of answering
+ * 404. The in-memory store does the same for handlers of one process that share it; a handler
+ * given no store keeps none (its live sessions are in its own memory).
  */
 export interface SessionStore {
   get(id: string): Promise<SessionState | undefined> | SessionState | undefined

@@ -12,9 +12,10 @@ export interface SessionTransportOptions {
   keepAliveMs: number
   retryMs: number
   preferJsonResponse: boolean
-  /** Prime SSE streams with a resumable empty event (2025-11-25 sessions). */
-  prime: () => boolean
 }
+
+/** Sessions of this revision and later get SSE streams primed with a resumable empty event (SEP-1699). */
+const PRIMED_FROM = '2025-11-25'
 
 /** The suffix of the standalone GET stream's id within a session (`<session tag>.g`). */
 export const STANDALONE_STREAM_ID = 'g'
@@ -28,7 +29,8 @@ export class SessionTransport implements Transport {
   readonly sessionId: string | undefined
   readonly #options: SessionTransportOptions
   readonly #streams = new Map<string, OutboundStream>()
-  readonly #byRequest = new Map<RequestId, OutboundStream>()
+  /** Only while requests are owed a response: an idle session (thousands of them) holds no table. */
+  #byRequest: Map<RequestId, OutboundStream> | undefined
   /**
    * Every stream id of this session starts with it, so a Last-Event-ID of another session never
    * names a stream here. Derived from the session id (the same in every process that serves the
@@ -40,6 +42,8 @@ export class SessionTransport implements Transport {
   readonly #standaloneId: string
   #nextStream = 1
   #closed = false
+  /** Set from the negotiated version (initialize, or a restored session). */
+  #prime = false
 
   onmessage?: (payload: unknown, extra?: MessageExtra) => void
   onerror?: (error: Error) => void
@@ -60,6 +64,11 @@ export class SessionTransport implements Transport {
 
   async start(): Promise<void> {}
 
+  /** The session's negotiated version: 2025-11-25 and later prime their SSE streams. */
+  setProtocolVersion(version: string): void {
+    this.#prime = version >= PRIMED_FROM
+  }
+
   async send(payload: JsonRpcPayload, options?: SendOptions): Promise<void> {
     if (Array.isArray(payload)) {
       await Promise.all(payload.map((message) => this.#route(message, options?.relatedRequestId)))
@@ -73,10 +82,14 @@ export class SessionTransport implements Transport {
     const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${this.#instance}${this.#nextStream++}`
     const stream = new OutboundStream(res, requestIds, this.#streamOptions(streamId, headers, batch, this.#options.preferJsonResponse, false))
     this.#streams.set(streamId, stream)
-    for (const id of requestIds) this.#byRequest.set(id, stream)
+    const byRequest = (this.#byRequest ??= new Map())
+    for (const id of requestIds) byRequest.set(id, stream)
     stream.onfinished = () => {
       this.#streams.delete(streamId)
-      for (const id of requestIds) if (this.#byRequest.get(id) === stream) this.#byRequest.delete(id)
+      const owed = this.#byRequest
+      if (owed === undefined) return
+      for (const id of requestIds) if (owed.get(id) === stream) owed.delete(id)
+      if (owed.size === 0) this.#byRequest = undefined
     }
     return stream
   }
@@ -99,7 +112,7 @@ export class SessionTransport implements Transport {
    * stream that owed it must not wait for one.
    */
   cancelled(requestId: RequestId): void {
-    void this.#byRequest.get(requestId)?.release(requestId)
+    void this.#byRequest?.get(requestId)?.release(requestId)
   }
 
   /** GET without Last-Event-ID: the stream for messages not tied to a request. */
@@ -131,14 +144,14 @@ export class SessionTransport implements Transport {
     this.#closed = true
     for (const stream of this.#streams.values()) stream.close()
     this.#streams.clear()
-    this.#byRequest.clear()
+    this.#byRequest = undefined
     this.onclose?.()
   }
 
   #route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
     const isResponse = 'result' in message || 'error' in message
     const key = isResponse ? (message as { id: RequestId | null }).id : relatedRequestId
-    const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key)
+    const stream = key === undefined || key === null ? undefined : this.#byRequest?.get(key)
     if (stream !== undefined && !stream.finished) return stream.write(message)
     // not tied to a live request: the standalone stream, when the client opened one
     const standalone = this.#streams.get(this.#standaloneId)
@@ -154,7 +167,7 @@ export class SessionTransport implements Transport {
       eventStore: this.#options.eventStore,
       keepAliveMs: this.#options.keepAliveMs,
       retryMs: this.#options.retryMs,
-      prime: this.#options.prime(),
+      prime: this.#prime,
       headers,
       standalone,
       batch,

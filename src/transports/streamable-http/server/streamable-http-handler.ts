@@ -18,9 +18,9 @@ import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/sha
 import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
-import { InMemorySessionStore, type SessionStore } from './session-store.js'
+import type { SessionStore } from './session-store.js'
 import { OutboundStream } from './outbound-stream.js'
-import { SessionTransport } from './session-transport.js'
+import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../../http/stateless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
@@ -47,13 +47,34 @@ export interface StreamableHttpOptions {
   allowedHosts: readonly string[]
   /** Origins accepted; default: those whose host is an allowed host. */
   allowedOrigins?: readonly string[] | undefined
-  sessionStore?: SessionStore
+  /**
+   * Where session state is kept for other processes (or handlers) to pick a session up. None by
+   * default: a live session is found in this handler's own memory, so a copy there would only cost.
+   */
+  sessionStore?: SessionStore | undefined
   eventStore?: EventStore
 }
 
-interface LiveSession extends LimitedSession {
-  session: ServerSession
-  transport: SessionTransport
+/** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
+class LiveSession implements LimitedSession {
+  readonly session: ServerSession
+  readonly transport: SessionTransport
+  readonly owner: string
+  lastSeen = Date.now()
+
+  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
+    this.session = session
+    this.transport = transport
+    this.owner = owner
+  }
+
+  get busy(): boolean {
+    return this.transport.busy
+  }
+
+  close(): void {
+    void this.session.close()
+  }
 }
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
@@ -80,7 +101,7 @@ const NO_HEADERS: Record<string, string> = {}
  */
 export class StreamableHttpHandler {
   readonly #server: McpServer
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins'>> & Pick<StreamableHttpOptions, 'allowedOrigins'>
+  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
   readonly #sessions = new Map<string, LiveSession>()
   /** Stateless mode: one long-lived session per protocol version. */
@@ -104,7 +125,6 @@ export class StreamableHttpHandler {
       maxListenStreamsPerPrincipal: d.maxListenStreamsPerPrincipal,
       keepAliveMs: d.keepAliveMs,
       retryMs: d.retryMs,
-      sessionStore: new InMemorySessionStore(),
       eventStore: new InMemoryEventStore(),
       ...options,
     }
@@ -208,7 +228,7 @@ export class StreamableHttpHandler {
       return
     }
     const stream = live.transport.openExchange(res, requestIds, batch, headers)
-    if (initialize) {
+    if (initialize && this.#options.sessionStore !== undefined) {
       const previous = stream.onfinished
       stream.onfinished = () => {
         previous?.()
@@ -248,7 +268,7 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, protocolVersion)
     const session = this.#server.createSession({ strictLifecycle: false })
     session.restore({ protocolVersion })
-    const transport = new SessionTransport({ ...this.#transportOptions(undefined), prime: () => false })
+    const transport = new SessionTransport(this.#transportOptions(undefined))
     await session.connect(transport)
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
@@ -308,7 +328,7 @@ export class StreamableHttpHandler {
 
   /** A session another process (or an earlier run) created, found in a shared store; only for its owner. */
   async #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const state = await this.#options.sessionStore.get(sessionId)
+    const state = await this.#options.sessionStore?.get(sessionId)
     if (state === undefined || state.owner !== owner) return undefined
     this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
     const live = await this.#adopt(sessionId, owner)
@@ -317,18 +337,9 @@ export class StreamableHttpHandler {
   }
 
   async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
-    const transport = new SessionTransport({ ...this.#transportOptions(sessionId), prime: () => (session.protocolVersion ?? '') >= '2025-11-25' })
+    const transport = new SessionTransport(this.#transportOptions(sessionId))
     const session = this.#server.createSession()
-    const live: LiveSession = {
-      session,
-      transport,
-      owner,
-      lastSeen: Date.now(),
-      get busy() {
-        return transport.busy
-      },
-      close: () => void session.close(),
-    }
+    const live = new LiveSession(session, transport, owner)
     ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
     this.#sessions.set(sessionId, live)
     this.#limits.added(live)
@@ -337,7 +348,7 @@ export class StreamableHttpHandler {
       previous?.()
       this.#limits.removed(live)
       this.#sessions.delete(sessionId)
-      void this.#options.sessionStore.delete(sessionId)
+      void this.#options.sessionStore?.delete(sessionId)
       void this.#options.eventStore.dropSession(sessionId)
     }
     await session.connect(transport)
@@ -346,8 +357,9 @@ export class StreamableHttpHandler {
 
   async #saveState(live: LiveSession): Promise<void> {
     const { session, transport } = live
-    if (session.protocolVersion === undefined || transport.sessionId === undefined) return
-    await this.#options.sessionStore.set({
+    const store = this.#options.sessionStore
+    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
+    await store.set({
       id: transport.sessionId,
       protocolVersion: session.protocolVersion,
       clientCapabilities: session.clientCapabilities ?? {},
@@ -357,7 +369,8 @@ export class StreamableHttpHandler {
     })
   }
 
-  #transportOptions(sessionId: string | undefined) {
+  /** One literal of one shape (no spread): a session keeps it for its life. */
+  #transportOptions(sessionId: string | undefined): SessionTransportOptions {
     return {
       sessionId,
       eventStore: sessionId === undefined ? undefined : this.#options.eventStore,

@@ -2,6 +2,8 @@
  * MCP 2026-07-28 on the Streamable HTTP endpoint, over real HTTP: the stateless path beside the
  * handshake one, its refusals (status, code, the request's id), multi-round input with sealed
  * state, per-request log levels, subscriptions/listen and its caps.
+ * Issue 14: a stream the client closes before its answer aborts the handler and leaves the
+ * subscription hub (both were missed: node marks the response destroyed before 'close').
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  */
 import { afterEach, describe, expect, it } from 'vitest'
@@ -212,6 +214,24 @@ describe('logging and progress on a 2026-07-28 request', () => {
     expect(loud.answer.result.content).toEqual([{ type: 'text', text: 'logged' }])
   })
 
+  it('aborts the handler when the client closes the stream before the answer', async () => {
+    const server = new McpServer({ name: 'waits', version: '1' })
+    let aborted: unknown
+    server.registerTool({ name: 'wait', inputSchema: { type: 'object' } }, async (_args, context) => {
+      await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }))
+      aborted = context.signal.reason
+      return { content: [] }
+    })
+    const { url } = await startHandler({}, server)
+    const params = { name: 'wait', arguments: {}, _meta: meta() }
+    const controller = new AbortController()
+    const pending = post(url, request(7, 'tools/call', params), { headers: headersFor('tools/call', params), signal: controller.signal }).catch(() => undefined)
+    await sleep(50)
+    controller.abort()
+    await pending
+    await expect.poll(() => aborted).toBeInstanceOf(Error)
+  })
+
   it('streams progress for a request that carries a progress token, and stops the work when the client hangs up', async () => {
     const { url } = await startHandler()
     const params = { name: 'slow_count', arguments: { steps: 50, delayMs: 20 }, _meta: { ...meta(), progressToken: 'p1' } }
@@ -250,6 +270,16 @@ describe('subscriptions/listen', () => {
     expect(methods).not.toContain('notifications/prompts/list_changed')
     stream.abort()
     await expect.poll(() => handler.listenStreamCount).toBe(0)
+  })
+
+  it('forgets the subscription of a stream the client closed (nothing more is delivered to it)', async () => {
+    const server = createDemoServer()
+    const { url } = await startHandler({}, server)
+    const stream = await listen(url, { toolsListChanged: true })
+    await stream.waitForMessage(() => true)
+    expect(server.subscriptionCount).toBe(1)
+    stream.abort()
+    await expect.poll(() => server.subscriptionCount).toBe(0)
   })
 
   it('ends every stream with its listen result when the server closes', async () => {
