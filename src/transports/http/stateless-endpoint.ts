@@ -16,7 +16,8 @@ import { endSoon } from './end-soon.js'
 import { sessionOwner } from './session-owner.js'
 import { checkStatelessHeaders } from './stateless-headers.js'
 import { StatelessReply } from './stateless-reply.js'
-import { checkParamHeaders, paramHeadersOf } from './tool-param-headers.js'
+import { paramHeadersOf } from '../../schema/x-mcp-header.js'
+import { checkParamHeaders } from './tool-param-headers.js'
 
 export interface StatelessEndpointOptions {
   /** false on the JSON-only endpoint: notifications are dropped, subscriptions/listen is not served. */

@@ -63,11 +63,6 @@ export class StatelessReply implements StatelessIo {
     this.#oncancel = previous === undefined ? callback : () => (previous(), callback())
   }
 
-  /** True once the response was written: a close before that is the client giving up. */
-  get answered(): boolean {
-    return this.#finished
-  }
-
   /** A notification ahead of the response; dropped on a JSON-only endpoint. */
   notify(method: string, params: JsonRpcParams): Promise<void> {
     if (this.#finished || !this.#allowSse) return RESOLVED
