@@ -14,7 +14,24 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { cpuPerRequest, logMeasurement, onInterrupt, otherShare, otherTicks, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runWarnings, runWrk, startServer, summarize, ticksOf } from './harness.mjs'
+import {
+  cpuPerRequest,
+  logMeasurement,
+  onInterrupt,
+  otherShare,
+  otherTicks,
+  pin,
+  positiveOption,
+  printReport,
+  ratioRows,
+  requireWrk,
+  resultTable,
+  runWarnings,
+  runWrk,
+  startServer,
+  summarize,
+  ticksOf,
+} from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -178,7 +195,6 @@ async function finish({ server, child, dataDir }) {
   }
 }
 
-
 // Each round starts the three servers afresh (a process's JIT luck persists for its life: one
 // unlucky process ran 15% slow in every pass) and keeps them up for PASSES passes that interleave
 // them, the order rotated each time, so a slow spell of the machine lands on every server alike
@@ -240,7 +256,9 @@ const storeLine = (key, label) => (stores[key] ? `${label}: ${stores[key].record
 const storeLines = [
   storeLine('lowdb', 'Base store after its run'),
   storeLine('lowdb-full', `${SCALE}× store after its run`),
-  stores.lowdb && stores['lowdb-full'] ? `Ratio: ${(stores['lowdb-full'].records / stores.lowdb.records).toFixed(1)}× the records, ${(stores['lowdb-full'].bytes / stores.lowdb.bytes).toFixed(1)}× the bytes` : undefined,
+  stores.lowdb && stores['lowdb-full']
+    ? `Ratio: ${(stores['lowdb-full'].records / stores.lowdb.records).toFixed(1)}× the records, ${(stores['lowdb-full'].bytes / stores.lowdb.bytes).toFixed(1)}× the bytes`
+    : undefined,
 ].filter(Boolean)
 const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
 const busiest = Math.max(0, ...Object.values(results).flatMap((byMode) => Object.values(byMode).map((r) => r.others)))

@@ -79,7 +79,13 @@ export function startServer(args, timeoutMs) {
  */
 export function runWrk({ url, connections, seconds, headers = {}, body, core = '0' }) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', POST_LUA, url]
-  const env = { ...process.env, WRK_BODY: body, WRK_HEADERS: Object.entries(headers).map(([name, value]) => `${name}: ${value}`).join('\n') }
+  const env = {
+    ...process.env,
+    WRK_BODY: body,
+    WRK_HEADERS: Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\n'),
+  }
   return new Promise((resolve, reject) => {
     const child = track(spawn(...pinned(core, 'wrk', args), { env, stdio: ['ignore', 'pipe', 'pipe'] }))
     let out = ''
@@ -181,7 +187,15 @@ export function resultTable(servers, modes, results, unavailable, { cpu = false 
     }
     for (const mode of modes) {
       const r = results[server.key][mode.key]
-      const cells = [server.label, mode.label, r.rps.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2), ...(cpu ? [r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)] : []), r.failed ? `**${r.failed}**` : 0]
+      const cells = [
+        server.label,
+        mode.label,
+        r.rps.toFixed(0),
+        r.p50.toFixed(2),
+        r.p99.toFixed(2),
+        ...(cpu ? [r.cpuUs === undefined ? 'n/a' : r.cpuUs.toFixed(0)] : []),
+        r.failed ? `**${r.failed}**` : 0,
+      ]
       rows.push(`| ${cells.join(' | ')} |`)
     }
   }

@@ -8,7 +8,21 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { machineLine, writeSection } from './report.mjs'
-import { logMeasurement, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runRounds, runWarnings, runWrk, startServer, summarize, TOOLS_CALL_BODY } from './harness.mjs'
+import {
+  logMeasurement,
+  pin,
+  positiveOption,
+  printReport,
+  ratioRows,
+  requireWrk,
+  resultTable,
+  runRounds,
+  runWarnings,
+  runWrk,
+  startServer,
+  summarize,
+  TOOLS_CALL_BODY,
+} from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -55,7 +69,6 @@ const servers = only ? allServers.filter((server) => only.includes(server.key)) 
 // A partial run must not replace the full table in docs/performance.md.
 const write = !values['no-write'] && !only
 
-
 async function start(server) {
   const { child, url } = await startServer(server.args, START_TIMEOUT_MS)
   return { child, url: new URL('/mcp', url).href }
@@ -66,12 +79,16 @@ const post = (url, headers, message) =>
   fetch(url, { method: 'POST', headers: { ...HEADERS, ...headers }, body: JSON.stringify(message), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
 
 async function openSession(url) {
-  const init = await post(url, {}, {
-    jsonrpc: '2.0',
-    id: 0,
-    method: 'initialize',
-    params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-  })
+  const init = await post(
+    url,
+    {},
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    },
+  )
   const text = await init.text()
   const sessionId = init.headers.get('mcp-session-id')
   if (!init.ok || !sessionId) throw new Error(`initialize answered ${init.status} without Mcp-Session-Id: ${text.slice(0, 200)}`)
@@ -122,7 +139,6 @@ async function measure(server, round) {
   }
 }
 
-
 // Rounds interleave the servers (the order rotates each round) so a slow spell of the machine
 // does not land on one server only; each cell is the median of its rounds.
 const started = Date.now()
@@ -157,10 +173,14 @@ ${WARMUP.seconds} s at c=${WARMUP.connections}, then loaded by \`wrk -t1 -c<N> -
 every request carries its Mcp-Session-Id. req/s counts 2xx answers only. ${ROUNDS} rounds, the
 servers interleaved (order rotated each round); every figure is the median of its rounds, and a
 goal cell gives in brackets the range of its ratio round by round.
-${pin ? `At c=10 and c=64 the server is pinned to core 1 and wrk to core 0 (taskset). At c=1 both run on core 0: split
+${
+  pin
+    ? `At c=10 and c=64 the server is pinned to core 1 and wrk to core 0 (taskset). At c=1 both run on core 0: split
 across cores, one connection mostly measures this VM's cross-core wake-up (the bare ceiling's p50 is
 ~120 µs there against ~30 µs on one core, and it reaches only ~2.5× the SDK, so no server could show
-3× there); that split c=1 column is kept for reference, without verdicts.` : 'No taskset: not pinned (the c=1 columns are then the same measurement twice).'}
+3× there); that split c=1 column is kept for reference, without verdicts.`
+    : 'No taskset: not pinned (the c=1 columns are then the same measurement twice).'
+}
 ${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
 
 ${table}

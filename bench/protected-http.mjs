@@ -12,7 +12,23 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { machineLine, writeSection } from './report.mjs'
-import { cpuPerRequest, logMeasurement, pin, positiveOption, printReport, ratioRows, requireWrk, resultTable, runRounds, runWarnings, runWrk, startServer, summarize, ticksOf, TOOLS_CALL_BODY } from './harness.mjs'
+import {
+  cpuPerRequest,
+  logMeasurement,
+  pin,
+  positiveOption,
+  printReport,
+  ratioRows,
+  requireWrk,
+  resultTable,
+  runRounds,
+  runWarnings,
+  runWrk,
+  startServer,
+  summarize,
+  ticksOf,
+  TOOLS_CALL_BODY,
+} from './harness.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -43,8 +59,21 @@ requireWrk('bench:protected')
 const allServers = [
   { key: 'ceiling', label: 'bare node:http ceiling (token ignored)', script: here('./fixtures/http-ceiling.mjs'), protected: false },
   { key: 'sdk', label: 'official SDK, stateless JSON, requireBearerAuth + jose', script: here('./fixtures/sdk-bearer-stateless.mjs'), protected: true },
-  { key: 'ours', label: 'mcp-auth, stateless JSON, createProtectedMcpApp (default: verified token remembered)', script: here('./fixtures/protected-ours.mjs'), protected: true, needs: DIST },
-  { key: 'ours-verify-each', label: 'mcp-auth, same, cacheMs 0 (signature verified on every request)', script: here('./fixtures/protected-ours.mjs'), args: ['--cache-ms', '0'], protected: true, needs: DIST },
+  {
+    key: 'ours',
+    label: 'mcp-auth, stateless JSON, createProtectedMcpApp (default: verified token remembered)',
+    script: here('./fixtures/protected-ours.mjs'),
+    protected: true,
+    needs: DIST,
+  },
+  {
+    key: 'ours-verify-each',
+    label: 'mcp-auth, same, cacheMs 0 (signature verified on every request)',
+    script: here('./fixtures/protected-ours.mjs'),
+    args: ['--cache-ms', '0'],
+    protected: true,
+    needs: DIST,
+  },
 ]
 const only = values.only?.split(',').map((key) => key.trim())
 const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
@@ -87,13 +116,15 @@ async function verify(server, url, token) {
   const text = await ok.text()
   if (ok.status !== 200 || !text.includes('"text":"hi"')) throw new Error(`tools/call with the token answered ${ok.status}: ${text.slice(0, 200)}`)
   if (!server.protected) return
-  for (const [what, bad] of [['without a token', undefined], ['with a token signed by an unknown key', await mint(new URL(url).href, strangerKey)]]) {
+  for (const [what, bad] of [
+    ['without a token', undefined],
+    ['with a token signed by an unknown key', await mint(new URL(url).href, strangerKey)],
+  ]) {
     const res = await call(url, bad)
     const body = await res.text()
     if (res.status !== 401) throw new Error(`tools/call ${what} answered ${res.status}, not 401: ${body.slice(0, 200)}`)
   }
 }
-
 
 async function measure(server, round) {
   if (server.needs && !existsSync(server.needs)) throw new Error('dist/ not built (npm run build)')
@@ -102,7 +133,14 @@ async function measure(server, round) {
     const url = new URL('/mcp', origin).href
     const token = await mint(url)
     await verify(server, url, token)
-    const wrk = (connections, seconds) => runWrk({ url, connections, seconds, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` }, body: TOOLS_CALL_BODY })
+    const wrk = (connections, seconds) =>
+      runWrk({
+        url,
+        connections,
+        seconds,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
+        body: TOOLS_CALL_BODY,
+      })
     await wrk(WARMUP.connections, WARMUP.seconds)
     const byMode = {}
     for (const mode of MODES) {
@@ -117,7 +155,6 @@ async function measure(server, round) {
     child.kill('SIGKILL')
   }
 }
-
 
 // Rounds interleave the servers (the order rotates each round) so a slow spell of the machine
 // does not land on one server only; each server is started fresh every round; each cell is the

@@ -43,7 +43,9 @@ const FD_MARGIN = 1_000
 if (only.includes('memory')) {
   const limit = Number(spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim().replace('unlimited', 'Infinity'))
   if (limit < streams + FD_MARGIN) {
-    console.error(`--streams ${streams} needs ${streams + FD_MARGIN} open files per process, and this shell allows ${limit}: lower --streams, or raise the limit (ulimit -n; ulimit -Hn as root)`)
+    console.error(
+      `--streams ${streams} needs ${streams + FD_MARGIN} open files per process, and this shell allows ${limit}: lower --streams, or raise the limit (ulimit -n; ulimit -Hn as root)`,
+    )
     process.exit(2)
   }
 }

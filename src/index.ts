@@ -74,7 +74,19 @@ export { LOGGING_LEVELS } from './schema/features.js'
 
 // server
 export { McpServer, ServerSession } from './server/index.js'
-export type { McpServerOptions, ServerContext, ToolDefinition, ToolHandler, RegisteredTool, ReadResource, ReadTemplatedResource, TemplateCallbacks, Completer, Removable, GetPrompt } from './server/index.js'
+export type {
+  McpServerOptions,
+  ServerContext,
+  ToolDefinition,
+  ToolHandler,
+  RegisteredTool,
+  ReadResource,
+  ReadTemplatedResource,
+  TemplateCallbacks,
+  Completer,
+  Removable,
+  GetPrompt,
+} from './server/index.js'
 
 // client
 export { McpClient } from './client/index.js'

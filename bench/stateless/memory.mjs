@@ -19,8 +19,22 @@ const GOAL_MIB = 200
 const CONCURRENCY = 64
 
 const SCENARIOS = [
-  { key: 'sessions', label: '(i) ours, 2025-11-25 sessions, each with its GET SSE stream open', fixture: here('../fixtures/ours-raised-caps.mjs'), path: '/mcp', kind: 'session-get', held: (stats) => stats.sessions },
-  { key: 'listen', label: '(ii) ours, 2026-07-28 subscriptions/listen streams', fixture: here('../fixtures/ours-raised-caps.mjs'), path: '/mcp', kind: 'listen', held: (stats) => stats.listenStreams },
+  {
+    key: 'sessions',
+    label: '(i) ours, 2025-11-25 sessions, each with its GET SSE stream open',
+    fixture: here('../fixtures/ours-raised-caps.mjs'),
+    path: '/mcp',
+    kind: 'session-get',
+    held: (stats) => stats.sessions,
+  },
+  {
+    key: 'listen',
+    label: '(ii) ours, 2026-07-28 subscriptions/listen streams',
+    fixture: here('../fixtures/ours-raised-caps.mjs'),
+    path: '/mcp',
+    kind: 'listen',
+    held: (stats) => stats.listenStreams,
+  },
   { key: 'ceiling', label: '(iii) bare node:http, idle SSE responses', fixture: here('../fixtures/sse-ceiling.mjs'), path: '/sse', kind: 'get', held: (stats) => stats.streams },
 ]
 
@@ -94,8 +108,19 @@ async function measure(scenario, count, openTimeoutMs) {
     if (held !== count) throw new Error(`the server holds ${held}, not ${count}`)
     const collected = await stats(origin, true)
     const afterGc = await memoryOf(server.pid)
-    const r = { start: start.rss, rss: open.rss, hwm: open.hwm, rssAfterGc: afterGc.rss, heapUsedAfterGc: collected.memory.heapUsed / 1024, collected: collected.collected, openMs: opened.openMs, held }
-    console.error(`${scenario.label}: ${held} open in ${r.openMs} ms; RSS ${mib(r.start)} → ${mib(r.rss)} MiB (peak ${mib(r.hwm)}), after GC ${mib(r.rssAfterGc)} MiB, heap used ${mib(r.heapUsedAfterGc)} MiB`)
+    const r = {
+      start: start.rss,
+      rss: open.rss,
+      hwm: open.hwm,
+      rssAfterGc: afterGc.rss,
+      heapUsedAfterGc: collected.memory.heapUsed / 1024,
+      collected: collected.collected,
+      openMs: opened.openMs,
+      held,
+    }
+    console.error(
+      `${scenario.label}: ${held} open in ${r.openMs} ms; RSS ${mib(r.start)} → ${mib(r.rss)} MiB (peak ${mib(r.hwm)}), after GC ${mib(r.rssAfterGc)} MiB, heap used ${mib(r.heapUsedAfterGc)} MiB`,
+    )
     return r
   } finally {
     if (load) await closeStreams(load)

@@ -66,12 +66,22 @@ async function openSessionStream(i) {
     method: 'POST',
     agent: pool,
     headers: JSON_HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: SESSION_VERSION, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: SESSION_VERSION, capabilities: {}, clientInfo: { name: `bench-${i}`, version: '1' } },
+    }),
   })
   const sessionId = init.res.headers['mcp-session-id']
   if (init.res.statusCode !== 200 || !sessionId) throw new Error(`initialize answered ${init.res.statusCode}: ${init.text.slice(0, 200)}`)
   const session = { 'Mcp-Session-Id': sessionId, 'MCP-Protocol-Version': SESSION_VERSION }
-  const initialized = await send({ method: 'POST', agent: pool, headers: { ...JSON_HEADERS, ...session }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  const initialized = await send({
+    method: 'POST',
+    agent: pool,
+    headers: { ...JSON_HEADERS, ...session },
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  })
   if (initialized.res.statusCode !== 202) throw new Error(`notifications/initialized answered ${initialized.res.statusCode}`)
   const stream = await send({ method: 'GET', headers: { Accept: 'text/event-stream', ...session }, until: 'headers' })
   if (stream.res.statusCode !== 200 || !String(stream.res.headers['content-type']).startsWith('text/event-stream')) throw new Error(`GET stream answered ${stream.res.statusCode}`)
@@ -80,7 +90,8 @@ async function openSessionStream(i) {
 
 async function openListenStream(i) {
   const stream = await send({ method: 'POST', headers: LISTEN_HEADERS, body: listenBody(i), until: 'first-event' })
-  if (stream.res.statusCode !== 200 || !stream.text.includes('notifications/subscriptions/acknowledged')) throw new Error(`subscriptions/listen answered ${stream.res.statusCode}: ${stream.text.slice(0, 200)}`)
+  if (stream.res.statusCode !== 200 || !stream.text.includes('notifications/subscriptions/acknowledged'))
+    throw new Error(`subscriptions/listen answered ${stream.res.statusCode}: ${stream.text.slice(0, 200)}`)
   hold(stream)
 }
 

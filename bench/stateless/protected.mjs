@@ -21,7 +21,14 @@ const SERVERS = [
   { key: 'ceiling', label: 'bare node:http ceiling (token ignored)', script: here('../fixtures/http-ceiling.mjs'), protected: false },
   { key: 'sdk', label: 'official SDK v2, requireBearerAuth + jose', script: here('../fixtures/sdk-v2-bearer-stateless.mjs'), protected: true },
   { key: 'ours', label: 'mcp-auth, createProtectedMcpApp (default: verified token remembered)', script: here('../fixtures/protected-ours.mjs'), protected: true, needs: DIST },
-  { key: 'ours-verify-each', label: 'mcp-auth, same, cacheMs 0 (signature verified on every request)', script: here('../fixtures/protected-ours.mjs'), extra: ['--cache-ms', '0'], protected: true, needs: DIST },
+  {
+    key: 'ours-verify-each',
+    label: 'mcp-auth, same, cacheMs 0 (signature verified on every request)',
+    script: here('../fixtures/protected-ours.mjs'),
+    extra: ['--cache-ms', '0'],
+    protected: true,
+    needs: DIST,
+  },
 ]
 
 export async function runProtected({ seconds, rounds, write }) {
@@ -34,7 +41,10 @@ export async function runProtected({ seconds, rounds, write }) {
     const authorization = { Authorization: `Bearer ${await keys.mint(url)}` }
     await verifyCall(url, authorization)
     if (server.protected) {
-      for (const [what, headers] of [['without a token', {}], ['with a forged token', { Authorization: `Bearer ${await keys.mintForged(url)}` }]]) {
+      for (const [what, headers] of [
+        ['without a token', {}],
+        ['with a forged token', { Authorization: `Bearer ${await keys.mintForged(url)}` }],
+      ]) {
         const res = await call(url, headers)
         const body = await res.text()
         if (res.status !== 401) throw new Error(`tools/call ${what} answered ${res.status}, not 401: ${body.slice(0, 200)}`)

@@ -18,7 +18,8 @@ export const listenBody = (id) => JSON.stringify({ jsonrpc: '2.0', id, method: '
 const FETCH_TIMEOUT_MS = 5_000
 
 /** One tools/call as wrk sends it, with `headers` added (e.g. Authorization). */
-export const call = (url, headers = {}) => fetch(url, { method: 'POST', headers: { ...CALL_HEADERS, ...headers }, body: callBody(1), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
+export const call = (url, headers = {}) =>
+  fetch(url, { method: 'POST', headers: { ...CALL_HEADERS, ...headers }, body: callBody(1), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
 
 /**
  * The call wrk will send, once: a server that does not answer it with 200, application/json and

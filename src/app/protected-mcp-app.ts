@@ -27,7 +27,6 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   resourceName?: string
 }
 
-
 /**
  * An MCP server on every HTTP transport with bearer tokens required: RFC 9728 metadata at
  * `/.well-known/oauth-protected-resource{path}` (and the root), every MCP route behind the
@@ -59,7 +58,18 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
     ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
   })
   const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
-  const { origin: _origin, issuer: _issuer, jwksUri: _jwksUri, verifier: _verifier, checkRevocation: _c, scopesSupported: _s, requiredScopes: _r, toolScopes: _t, resourceName: _n, ...httpOptions } = options
+  const {
+    origin: _origin,
+    issuer: _issuer,
+    jwksUri: _jwksUri,
+    verifier: _verifier,
+    checkRevocation: _c,
+    scopesSupported: _s,
+    requiredScopes: _r,
+    toolScopes: _t,
+    resourceName: _n,
+    ...httpOptions
+  } = options
   const app = createMcpHttpApp(server, {
     ...httpOptions,
     wrapRoute: (route) => protectMcpHandler(auth, route, { maxBodyBytes }),

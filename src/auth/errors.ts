@@ -14,12 +14,7 @@ export class OAuthError extends Error {
   /** Headers the response must carry (e.g. Retry-After). */
   readonly headers: Readonly<Record<string, string>>
 
-  constructor(
-    error: string,
-    status: number,
-    description: string,
-    options?: ErrorOptions & { params?: Record<string, string>; headers?: Record<string, string> },
-  ) {
+  constructor(error: string, status: number, description: string, options?: ErrorOptions & { params?: Record<string, string>; headers?: Record<string, string> }) {
     super(description, options)
     this.name = new.target.name
     this.error = error

@@ -35,12 +35,19 @@ export async function freePort(host: string): Promise<number> {
  * Listens with `server` on host:port, or throws a message that says what to do (a busy port).
  * Run `cleanup` first when it fails.
  */
-export async function listenOrExplain(server: Server, port: number, host: string, cleanup: () => Promise<void> = async () => {}, how = 'choose another with --port'): Promise<void> {
+export async function listenOrExplain(
+  server: Server,
+  port: number,
+  host: string,
+  cleanup: () => Promise<void> = async () => {},
+  how = 'choose another with --port',
+): Promise<void> {
   try {
     await listenOn(server, port, host)
   } catch (error) {
     await cleanup()
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`port ${port} on ${host} is already in use (another server, or mcp-auth already running?): ${how}`, { cause: error })
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new Error(`port ${port} on ${host} is already in use (another server, or mcp-auth already running?): ${how}`, { cause: error })
     throw error
   }
 }

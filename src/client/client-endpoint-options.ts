@@ -12,11 +12,7 @@ import type { McpClientOptions } from './client-options.js'
  * LocalError('capability_not_supported')), and only notifications this client declared.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#operation
  */
-export function clientEndpointOptions(
-  options: McpClientOptions,
-  declared: ClientCapabilities,
-  server: () => InitializeResult | undefined,
-): EndpointOptions {
+export function clientEndpointOptions(options: McpClientOptions, declared: ClientCapabilities, server: () => InitializeResult | undefined): EndpointOptions {
   const endpointOptions: EndpointOptions = {
     assertCanRequest: (method) => {
       if (method === 'initialize' || method === 'ping' || method === 'server/discover') return

@@ -80,8 +80,7 @@ export class ClientHandlers {
    * not declare is the server's error: the call fails instead of answering it.
    */
   answerInput(method: string, params: JsonRpcParams, context: RequestContext, declared: ClientCapabilities, validator: JsonSchemaValidator): Promise<unknown> {
-    const refuse = (capability: string) =>
-      Promise.reject(new LocalError('invalid_response', `the server asked for ${method}, but this client did not declare ${capability}`))
+    const refuse = (capability: string) => Promise.reject(new LocalError('invalid_response', `the server asked for ${method}, but this client did not declare ${capability}`))
     switch (method) {
       case 'sampling/createMessage':
         return declared.sampling === undefined ? refuse('sampling') : this.#createMessage(params, context)

@@ -48,7 +48,9 @@ export async function discoverSession(endpoint: Endpoint, transport: Transport, 
           continue
         }
         if (request.pinned) {
-          throw new LocalError('unsupported_protocol_version', `the server does not speak ${request.versions.join(', ')} (it speaks ${JSON.stringify(supported)})`, { cause: error })
+          throw new LocalError('unsupported_protocol_version', `the server does not speak ${request.versions.join(', ')} (it speaks ${JSON.stringify(supported)})`, {
+            cause: error,
+          })
         }
         break
       }

@@ -329,7 +329,11 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   #createEndpoint(declared: ClientCapabilities): Endpoint {
     const endpoint = new Endpoint(clientEndpointOptions(this.#options, declared, () => this.#server))
     this.#handlers.install(endpoint, declared, this.#validator)
-    routeServerNotifications(endpoint, (event, ...args) => this.emit(event, ...(args as never)), () => this.#outputSchemas.forget())
+    routeServerNotifications(
+      endpoint,
+      (event, ...args) => this.emit(event, ...(args as never)),
+      () => this.#outputSchemas.forget(),
+    )
     endpoint.setNotificationHandler('notifications/subscriptions/acknowledged', (params) => {
       this.#listen?.acknowledged()
       this.emit('notification', 'notifications/subscriptions/acknowledged', params)

@@ -31,14 +31,17 @@ export function registerConformanceFixtures(server: McpServer): void {
     const { roots } = await context.listRoots({ key: 'client_roots' })
     return text(`The client has ${roots.length} root(s): ${roots.map((root) => root.uri).join(', ')}`)
   })
-  server.registerTool({ name: 'test_input_required_result_request_state', description: 'Asks for a confirmation and checks the round trip of its state' }, async (_args, context) => {
-    const answer = await context.elicit(
-      { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
-      { key: 'confirm' },
-    )
-    // reaching this line means the sealed requestState opened: it carried the request's identity
-    return text(`state-ok: confirmed=${String(answer.content?.ok)}`)
-  })
+  server.registerTool(
+    { name: 'test_input_required_result_request_state', description: 'Asks for a confirmation and checks the round trip of its state' },
+    async (_args, context) => {
+      const answer = await context.elicit(
+        { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
+        { key: 'confirm' },
+      )
+      // reaching this line means the sealed requestState opened: it carried the request's identity
+      return text(`state-ok: confirmed=${String(answer.content?.ok)}`)
+    },
+  )
   server.registerTool({ name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation; a tampered requestState is refused' }, async (_args, context) => {
     const answer = await context.elicit(
       { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } },
@@ -63,23 +66,30 @@ export function registerConformanceFixtures(server: McpServer): void {
     )
     return text(`${String(step1.content?.name)} likes ${String(step2.content?.color)}`)
   })
-  server.registerTool({ name: 'test_input_required_result_capabilities', description: 'Asks only what the client declared it can answer' }, async (_args, context: ServerContext) => {
-    const caps = context.clientCapabilities
-    const asked: Promise<unknown>[] = []
-    if (caps.elicitation !== undefined) asked.push(context.elicit(askName, { key: 'user_name' }))
-    if (caps.sampling !== undefined) asked.push(context.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 }, { key: 'hello' }))
-    if (caps.roots !== undefined) asked.push(context.listRoots({ key: 'client_roots' }))
-    await Promise.all(asked)
-    return text(`answered ${asked.length} question(s)`)
-  })
+  server.registerTool(
+    { name: 'test_input_required_result_capabilities', description: 'Asks only what the client declared it can answer' },
+    async (_args, context: ServerContext) => {
+      const caps = context.clientCapabilities
+      const asked: Promise<unknown>[] = []
+      if (caps.elicitation !== undefined) asked.push(context.elicit(askName, { key: 'user_name' }))
+      if (caps.sampling !== undefined)
+        asked.push(context.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 }, { key: 'hello' }))
+      if (caps.roots !== undefined) asked.push(context.listRoots({ key: 'client_roots' }))
+      await Promise.all(asked)
+      return text(`answered ${asked.length} question(s)`)
+    },
+  )
   server.registerTool({ name: 'test_missing_capability', description: "Needs the client's sampling capability; refused without it" }, async (_args, context) => {
     const answer = await context.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'ping' } }], maxTokens: 10 }, { key: 'sample' })
     return text(`sampled: ${JSON.stringify(answer.content)}`)
   })
-  server.registerTool({ name: 'test_streaming_elicitation', description: 'Elicits; the question travels in the result, never as a request on the stream' }, async (_args, context) => {
-    const answer = await context.elicit(askName, { key: 'user_name' })
-    return text(`Hello, ${String(answer.content?.name)}!`)
-  })
+  server.registerTool(
+    { name: 'test_streaming_elicitation', description: 'Elicits; the question travels in the result, never as a request on the stream' },
+    async (_args, context) => {
+      const answer = await context.elicit(askName, { key: 'user_name' })
+      return text(`Hello, ${String(answer.content?.name)}!`)
+    },
+  )
   server.registerTool({ name: 'test_logging_tool', description: 'Logs at every step (only when the request asks for a log level)' }, async (_args, context) => {
     await context.log('info', 'step 1')
     await context.log('warning', 'step 2')

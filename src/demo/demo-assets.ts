@@ -1,6 +1,5 @@
 /** Small binary payloads the demo serves: a 1×1 red PNG and a short silent WAV. */
-export const RED_PIXEL_PNG_BASE64 =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
+export const RED_PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='
 
 /** 8 kHz mono 16-bit PCM WAV with 8 samples of silence. */
 export const SILENT_WAV_BASE64 = (() => {

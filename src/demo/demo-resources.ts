@@ -6,10 +6,9 @@ export const WATCHED_RESOURCE_URI = 'test://watched-resource'
 
 /** The demo server's resources: static text, static binary, a template and a watched resource. */
 export function registerDemoResources(server: McpServer): void {
-  server.registerResource(
-    { uri: 'test://static-text', name: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] }),
-  )
+  server.registerResource({ uri: 'test://static-text', name: 'Static Text Resource', description: 'A static text resource for testing', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }],
+  }))
   server.registerResource(
     { uri: 'test://static-binary', name: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' },
     (uri) => ({ contents: [{ uri, mimeType: 'image/png', blob: RED_PIXEL_PNG_BASE64 }] }),
@@ -24,10 +23,9 @@ export function registerDemoResources(server: McpServer): void {
     },
   )
   let version = 0
-  server.registerResource(
-    { uri: WATCHED_RESOURCE_URI, name: 'Watched Resource', description: 'A resource that can be subscribed to', mimeType: 'text/plain' },
-    (uri) => ({ contents: [{ uri, mimeType: 'text/plain', text: `Watched resource content, version ${version}` }] }),
-  )
+  server.registerResource({ uri: WATCHED_RESOURCE_URI, name: 'Watched Resource', description: 'A resource that can be subscribed to', mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri, mimeType: 'text/plain', text: `Watched resource content, version ${version}` }],
+  }))
   // a subscribable resource that changes: a new version each time a demo tool bumps it
   server.registerTool(
     {

@@ -40,7 +40,10 @@ export function registerDemoTools(server: McpServer): void {
     },
     (_args, context) => {
       const auth = context.authInfo
-      const identity = auth === undefined ? { anonymous: true } : { username: auth.claims?.['preferred_username'], subject: auth.subject, clientId: auth.clientId, scopes: auth.scopes, name: auth.claims?.['name'] }
+      const identity =
+        auth === undefined
+          ? { anonymous: true }
+          : { username: auth.claims?.['preferred_username'], subject: auth.subject, clientId: auth.clientId, scopes: auth.scopes, name: auth.claims?.['name'] }
       return { content: [{ type: 'text', text: JSON.stringify(identity) }] }
     },
   )
@@ -92,21 +95,16 @@ export function registerDemoTools(server: McpServer): void {
     },
   )
 
-  server.registerTool(
-    { name: 'list_roots', title: 'List roots', description: "Lists the client's roots (roots/list)." },
-    async (_args, context) => {
-      const { roots } = await context.listRoots()
-      return text(roots.map((r) => r.uri).join('\n') || '(no roots)')
-    },
-  )
+  server.registerTool({ name: 'list_roots', title: 'List roots', description: "Lists the client's roots (roots/list)." }, async (_args, context) => {
+    const { roots } = await context.listRoots()
+    return text(roots.map((r) => r.uri).join('\n') || '(no roots)')
+  })
 
   registerConformanceTools(server)
 }
 
 function registerConformanceTools(server: McpServer): void {
-  server.registerTool({ name: 'test_simple_text', description: 'Tests simple text content response' }, () =>
-    text('This is a simple text response for testing.'),
-  )
+  server.registerTool({ name: 'test_simple_text', description: 'Tests simple text content response' }, () => text('This is a simple text response for testing.'))
   server.registerTool({ name: 'test_image_content', description: 'Tests image content response' }, () => ({
     content: [{ type: 'image', data: RED_PIXEL_PNG_BASE64, mimeType: 'image/png' }],
   }))
@@ -126,27 +124,21 @@ function registerConformanceTools(server: McpServer): void {
   server.registerTool({ name: 'test_resource_link', description: 'Tests a resource_link content response' }, () => ({
     content: [{ type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' }],
   }))
-  server.registerTool(
-    { name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution' },
-    async (_args, context: ServerContext) => {
-      await context.log('info', 'Tool execution started')
-      await sleep(50, context.signal)
-      await context.log('info', 'Tool processing data')
-      await sleep(50, context.signal)
-      await context.log('info', 'Tool execution completed')
-      return text('Tool with logging executed successfully')
-    },
-  )
-  server.registerTool(
-    { name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications' },
-    async (_args, context) => {
-      for (const progress of [0, 50, 100]) {
-        await context.sendProgress(progress, 100, `Completed step ${progress / 50 + 1} of 3`)
-        if (progress < 100) await sleep(50, context.signal)
-      }
-      return text(String(context.progressToken ?? 'no progress token'))
-    },
-  )
+  server.registerTool({ name: 'test_tool_with_logging', description: 'Tests tool that emits log messages during execution' }, async (_args, context: ServerContext) => {
+    await context.log('info', 'Tool execution started')
+    await sleep(50, context.signal)
+    await context.log('info', 'Tool processing data')
+    await sleep(50, context.signal)
+    await context.log('info', 'Tool execution completed')
+    return text('Tool with logging executed successfully')
+  })
+  server.registerTool({ name: 'test_tool_with_progress', description: 'Tests tool that reports progress notifications' }, async (_args, context) => {
+    for (const progress of [0, 50, 100]) {
+      await context.sendProgress(progress, 100, `Completed step ${progress / 50 + 1} of 3`)
+      if (progress < 100) await sleep(50, context.signal)
+    }
+    return text(String(context.progressToken ?? 'no progress token'))
+  })
   server.registerTool({ name: 'test_error_handling', description: 'Tests error response handling' }, () => {
     throw new Error('This tool intentionally returns an error for testing')
   })
@@ -204,46 +196,44 @@ function registerConformanceTools(server: McpServer): void {
         }),
       ),
   )
-  server.registerTool(
-    { name: 'test_elicitation_sep1330_enums', description: 'Tests elicitation with every enum schema variant (SEP-1330)' },
-    async (_args, context) =>
-      elicitationResult(
-        await context.elicit({
-          message: 'Please select options from the enum fields',
-          requestedSchema: {
-            type: 'object',
-            properties: {
-              untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
-              titledSingle: {
-                type: 'string',
-                description: 'Select one option with titles',
-                oneOf: [
-                  { const: 'value1', title: 'First Option' },
-                  { const: 'value2', title: 'Second Option' },
-                  { const: 'value3', title: 'Third Option' },
+  server.registerTool({ name: 'test_elicitation_sep1330_enums', description: 'Tests elicitation with every enum schema variant (SEP-1330)' }, async (_args, context) =>
+    elicitationResult(
+      await context.elicit({
+        message: 'Please select options from the enum fields',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            untitledSingle: { type: 'string', description: 'Select one option', enum: ['option1', 'option2', 'option3'] },
+            titledSingle: {
+              type: 'string',
+              description: 'Select one option with titles',
+              oneOf: [
+                { const: 'value1', title: 'First Option' },
+                { const: 'value2', title: 'Second Option' },
+                { const: 'value3', title: 'Third Option' },
+              ],
+            },
+            legacyEnum: {
+              type: 'string',
+              description: 'Select one option (legacy)',
+              enum: ['opt1', 'opt2', 'opt3'],
+              enumNames: ['Option One', 'Option Two', 'Option Three'],
+            },
+            untitledMulti: { type: 'array', description: 'Select multiple options', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
+            titledMulti: {
+              type: 'array',
+              description: 'Select multiple options with titles',
+              items: {
+                anyOf: [
+                  { const: 'value1', title: 'First Choice' },
+                  { const: 'value2', title: 'Second Choice' },
+                  { const: 'value3', title: 'Third Choice' },
                 ],
-              },
-              legacyEnum: {
-                type: 'string',
-                description: 'Select one option (legacy)',
-                enum: ['opt1', 'opt2', 'opt3'],
-                enumNames: ['Option One', 'Option Two', 'Option Three'],
-              },
-              untitledMulti: { type: 'array', description: 'Select multiple options', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
-              titledMulti: {
-                type: 'array',
-                description: 'Select multiple options with titles',
-                items: {
-                  anyOf: [
-                    { const: 'value1', title: 'First Choice' },
-                    { const: 'value2', title: 'Second Choice' },
-                    { const: 'value3', title: 'Third Choice' },
-                  ],
-                },
               },
             },
           },
-        }),
-      ),
+        },
+      }),
+    ),
   )
 }

@@ -21,9 +21,7 @@ export class JsonRpcError extends Error {
 
   /** The wire form of this error. */
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data }
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data }
   }
 
   /** Rebuild an error received from the peer. */

@@ -23,7 +23,7 @@ function expandIPv6(address: string): string[] {
     const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number]
     text = `${text.slice(0, -dotted[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
-  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined]
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined]
   const left = head === '' ? [] : head.split(':')
   const right = tail === undefined || tail === '' ? [] : tail.split(':')
   const zeros = tail === undefined ? [] : Array.from({ length: 8 - left.length - right.length }, () => '0')

@@ -13,11 +13,7 @@ export class HttpError extends Error {
   readonly id: RequestId | null
   readonly data: unknown
 
-  constructor(
-    status: number,
-    message: string,
-    options: { rpcCode?: number; headers?: Record<string, string>; cause?: unknown; id?: RequestId | null; data?: unknown } = {},
-  ) {
+  constructor(status: number, message: string, options: { rpcCode?: number; headers?: Record<string, string>; cause?: unknown; id?: RequestId | null; data?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.status = status
     this.rpcCode = options.rpcCode ?? (status >= 500 ? ErrorCode.InternalError : ErrorCode.ConnectionClosed)

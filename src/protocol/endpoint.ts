@@ -161,7 +161,13 @@ export class Endpoint {
   /** Send a request and wait for its result. Rejects with the peer's JsonRpcError or a LocalError. */
   request(method: string, params?: JsonRpcParams, options: RequestOptions = {}): Promise<Result> {
     return sendRequest(
-      { transport: this.#transport, closed: this.#closed, pending: this.#pending, options: this.#options, sendCancelled: (id, reason, related) => this.#sendCancelled(id, reason, related) },
+      {
+        transport: this.#transport,
+        closed: this.#closed,
+        pending: this.#pending,
+        options: this.#options,
+        sendCancelled: (id, reason, related) => this.#sendCancelled(id, reason, related),
+      },
       method,
       params,
       options,
@@ -197,7 +203,13 @@ export class Endpoint {
   receiveMessages(messages: readonly JsonRpcMessage[], batch: boolean, extra?: MessageExtra): void {
     if (!batch) {
       const message = messages[0]
-      if (message !== undefined) this.#dispatch(message, extra, (response) => this.#send(response, response.id ?? undefined), () => {})
+      if (message !== undefined)
+        this.#dispatch(
+          message,
+          extra,
+          (response) => this.#send(response, response.id ?? undefined),
+          () => {},
+        )
       return
     }
     receiveBatch([...messages], {

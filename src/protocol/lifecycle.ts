@@ -1,10 +1,5 @@
 import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../jsonrpc/index.js'
-import {
-  HANDSHAKE_PROTOCOL_VERSIONS,
-  LATEST_HANDSHAKE_PROTOCOL_VERSION,
-  isSupportedProtocolVersion,
-  type ProtocolVersion,
-} from '../schema/versions.js'
+import { HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_PROTOCOL_VERSION, isSupportedProtocolVersion, type ProtocolVersion } from '../schema/versions.js'
 import { LocalError } from './errors.js'
 
 /**
@@ -12,18 +7,12 @@ import { LocalError } from './errors.js'
  * with our latest (the client then decides whether to continue).
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#version-negotiation
  */
-export function negotiateProtocolVersion(
-  requested: unknown,
-  supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS,
-): string {
+export function negotiateProtocolVersion(requested: unknown, supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS): string {
   return typeof requested === 'string' && supported.includes(requested) ? requested : (supported[0] ?? LATEST_HANDSHAKE_PROTOCOL_VERSION)
 }
 
 /** Client side: refuse a server that answered with a version we do not speak. */
-export function acceptServerProtocolVersion(
-  answered: unknown,
-  supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS,
-): ProtocolVersion {
+export function acceptServerProtocolVersion(answered: unknown, supported: readonly string[] = HANDSHAKE_PROTOCOL_VERSIONS): ProtocolVersion {
   if (typeof answered !== 'string' || !supported.includes(answered) || !isSupportedProtocolVersion(answered)) {
     throw new LocalError(
       'unsupported_protocol_version',

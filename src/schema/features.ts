@@ -105,9 +105,7 @@ export interface GetPromptResult extends Meta {
 }
 
 // --- completion
-export type CompletionReference =
-  | { type: 'ref/prompt'; name: string }
-  | { type: 'ref/resource'; uri: string }
+export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }
 
 export interface CompleteParams {
   ref: CompletionReference

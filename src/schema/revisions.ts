@@ -29,7 +29,15 @@ export interface Revision {
 }
 
 /** Methods of the handshake era that 2026-07-28 removed. */
-const REMOVED_IN_STATELESS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'notifications/initialized', 'notifications/roots/list_changed'])
+const REMOVED_IN_STATELESS = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'notifications/initialized',
+  'notifications/roots/list_changed',
+])
 const STATELESS_METHODS = new Set(['server/discover', 'subscriptions/listen'])
 const NONE: ReadonlySet<string> = new Set()
 
@@ -107,11 +115,4 @@ export const NAME_FIELD: Readonly<Record<string, 'name' | 'uri'>> = {
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 /** Results that carry caching hints (`ttlMs`, `cacheScope`) in the stateless era. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  'server/discover',
-  'tools/list',
-  'prompts/list',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-])
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'])

@@ -9,12 +9,7 @@ import type { Completer, ResourceRegistry } from './resource-registry.js'
  * answer at most `maxValues` values, with the total and whether more exist.
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/completion
  */
-export async function complete(
-  params: JsonRpcParams,
-  prompts: PromptRegistry,
-  resources: ResourceRegistry,
-  maxValues: number,
-): Promise<CompleteResult> {
+export async function complete(params: JsonRpcParams, prompts: PromptRegistry, resources: ResourceRegistry, maxValues: number): Promise<CompleteResult> {
   const ref = optionalObject(params, 'ref')
   const argument = optionalObject(params, 'argument')
   if (ref === undefined || argument === undefined || typeof argument.name !== 'string' || typeof argument.value !== 'string') {

@@ -1,14 +1,7 @@
 import type { RequestContext } from '../protocol/context.js'
 import type { RequestOptions } from '../protocol/request-options.js'
 import type { ClientCapabilities } from '../schema/capabilities.js'
-import type {
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  ListRootsResult,
-  LoggingLevel,
-} from '../schema/features.js'
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, LoggingLevel } from '../schema/features.js'
 import type { ServerSession } from './server-session.js'
 
 /**

@@ -4,11 +4,7 @@ import type { ServerContext } from './context.js'
 import { UriTemplate } from './uri-template.js'
 
 export type ReadResource = (uri: string, context: ServerContext) => ReadResourceResult | Promise<ReadResourceResult>
-export type ReadTemplatedResource = (
-  uri: string,
-  variables: Record<string, string>,
-  context: ServerContext,
-) => ReadResourceResult | Promise<ReadResourceResult>
+export type ReadTemplatedResource = (uri: string, variables: Record<string, string>, context: ServerContext) => ReadResourceResult | Promise<ReadResourceResult>
 /** Completes one template variable from what the user typed so far. */
 export type Completer = (value: string, context: { arguments: Record<string, string> }) => string[] | Promise<string[]>
 

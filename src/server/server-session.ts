@@ -5,14 +5,7 @@ import { ServerLifecycle, negotiateProtocolVersion } from '../protocol/lifecycle
 import type { RequestOptions } from '../protocol/request-options.js'
 import type { SendOptions, Transport } from '../protocol/transport.js'
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../schema/capabilities.js'
-import type {
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  ListRootsResult,
-  LoggingLevel,
-} from '../schema/features.js'
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, LoggingLevel } from '../schema/features.js'
 import { clientSupports, serverMayNotify } from '../schema/methods.js'
 import { allowsBatch } from '../schema/versions.js'
 import { createServerContext, type ServerContext } from './context.js'

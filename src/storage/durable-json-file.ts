@@ -57,10 +57,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     try {
       data = JSON.parse(text) as T | null
     } catch (error) {
-      this.#corrupt = new Error(
-        `storage file ${this.#file} is corrupt (not valid JSON); refusing to use or overwrite it: restore it from a backup or move it away`,
-        { cause: error },
-      )
+      this.#corrupt = new Error(`storage file ${this.#file} is corrupt (not valid JSON); refusing to use or overwrite it: restore it from a backup or move it away`, {
+        cause: error,
+      })
       throw this.#corrupt
     }
     // lowdb reads null as "no file yet" and would start empty over the top of it: a file holding

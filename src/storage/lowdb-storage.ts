@@ -36,8 +36,7 @@ const table = <V>(entries: object = {}): Table<V> => Object.assign(Object.create
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 function tablesOf<V>(value: unknown, where: string, check: (entry: unknown) => boolean): Table<Table<V>> {
   if (!isObject(value)) throw new Error(`${where} is not an object`)

@@ -103,7 +103,12 @@ describe('mcp-auth auth-server restarts', () => {
     const first = await startServer(dir, port)
     const config = await oidc.dynamicClientRegistration(new URL(first.url), { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
     const verifier = oidc.randomPKCECodeVerifier()
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1/cb', scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: 'http://127.0.0.1/cb',
+      scope: 'mcp',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
     const { callback } = await formLogin(url, { username: 'erin', password: 'erin password 1', redirectUri: 'http://127.0.0.1/cb' })
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
     const jwks = await (await fetch(`${first.url}/jwks`)).json()
@@ -128,7 +133,11 @@ describe('mcp-auth auth-server restarts', () => {
     const burst = async (): Promise<void> => {
       while (!stop) {
         try {
-          const response = await fetch(`${url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }) })
+          const response = await fetch(`${url}/register`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }),
+          })
           if (response.status === 201) acknowledged.push(((await response.json()) as { client_id: string }).client_id)
           else await response.body?.cancel()
         } catch {

@@ -44,13 +44,18 @@ describe('mcp-auth CLI', () => {
     ]
     const { code, stdout } = await runCli(['demo-server', '--stdio'], { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\nnot json\n` })
     expect(code).toBe(0)
-    const messages = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const messages = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     // tools/call answers asynchronously, so the parse error may overtake it
     expect(messages).toHaveLength(3)
-    expect(messages).toEqual(expect.arrayContaining([
-      expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-06-18' }) }),
-      expect.objectContaining({ id: 2, result: { content: [{ type: 'text', text: 'hi' }] } }),
-      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
-    ]))
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-06-18' }) }),
+        expect.objectContaining({ id: 2, result: { content: [{ type: 'text', text: 'hi' }] } }),
+        expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32700 }) }),
+      ]),
+    )
   })
 })

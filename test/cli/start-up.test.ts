@@ -68,12 +68,18 @@ describe('fatal start-up errors', () => {
   it('never answers 503 while starting: the port opens once the server can answer', async () => {
     const dir = await dataDir()
     const port = await freePort()
-    const child = spawn(process.execPath, [CLI_PATH, 'start', '--port', String(port), '--data-dir', dir], { stdio: 'ignore', env: { ...process.env, MCP_AUTH_DEMO_PASSWORD: 'demo password 1' } })
+    const child = spawn(process.execPath, [CLI_PATH, 'start', '--port', String(port), '--data-dir', dir], {
+      stdio: 'ignore',
+      env: { ...process.env, MCP_AUTH_DEMO_PASSWORD: 'demo password 1' },
+    })
     children.push(child)
     const statuses = new Set<number>()
     const deadline = Date.now() + 15_000
     while (Date.now() < deadline) {
-      const status = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`).then((r) => r.status, () => 0)
+      const status = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`).then(
+        (r) => r.status,
+        () => 0,
+      )
       if (status !== 0) statuses.add(status)
       if (status === 200) break
     }

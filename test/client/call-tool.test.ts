@@ -13,14 +13,10 @@ function toolServer() {
     content: [{ type: 'text', text: String(a + b) }],
   }))
   server.registerTool('fail', {}, async () => ({ content: [{ type: 'text', text: 'it broke' }], isError: true }))
-  server.registerTool(
-    'weather',
-    { inputSchema: { city: z.string() }, outputSchema: { temperature: z.number(), city: z.string() } },
-    async ({ city }) => ({
-      content: [{ type: 'text', text: `${city}: 21` }],
-      structuredContent: { temperature: 21, city },
-    }),
-  )
+  server.registerTool('weather', { inputSchema: { city: z.string() }, outputSchema: { temperature: z.number(), city: z.string() } }, async ({ city }) => ({
+    content: [{ type: 'text', text: `${city}: 21` }],
+    structuredContent: { temperature: 21, city },
+  }))
   return server
 }
 

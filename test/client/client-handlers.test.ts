@@ -113,18 +113,14 @@ describe('elicitation handler', () => {
   it('answers -32602 to URL mode when the client did not declare it', async () => {
     const handler = vi.fn()
     const { server } = await fakeServerClient((c) => c.setElicitationHandler(handler))
-    await expect(
-      server.request('elicitation/create', { mode: 'url', message: 'log in', url: 'https://example.com', elicitationId: 'e1' }),
-    ).rejects.toMatchObject({ code: -32602 })
+    await expect(server.request('elicitation/create', { mode: 'url', message: 'log in', url: 'https://example.com', elicitationId: 'e1' })).rejects.toMatchObject({ code: -32602 })
     expect(handler).not.toHaveBeenCalled()
   })
 
   it('hands URL mode to the handler when the client declared elicitation.url', async () => {
     const handler = vi.fn(async () => ({ action: 'accept' as const }))
     const { server } = await fakeServerClient((c) => c.setElicitationHandler(handler), { elicitation: { form: {}, url: {} } })
-    await expect(
-      server.request('elicitation/create', { mode: 'url', message: 'log in', url: 'https://example.com', elicitationId: 'e1' }),
-    ).resolves.toEqual({ action: 'accept' })
+    await expect(server.request('elicitation/create', { mode: 'url', message: 'log in', url: 'https://example.com', elicitationId: 'e1' })).resolves.toEqual({ action: 'accept' })
     expect(handler).toHaveBeenCalledWith(expect.objectContaining({ mode: 'url', url: 'https://example.com' }), expect.anything())
   })
 

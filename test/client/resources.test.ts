@@ -8,12 +8,9 @@ function resourceServer(options: { subscribe: boolean }) {
   server.registerResource('readme', 'mem://readme', { mimeType: 'text/plain' }, async (uri) => ({
     contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'read me' }],
   }))
-  server.registerResource(
-    'user',
-    new ResourceTemplate('mem://users/{id}', { list: undefined }),
-    { description: 'a user' },
-    async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `user ${String(id)}` }] }),
-  )
+  server.registerResource('user', new ResourceTemplate('mem://users/{id}', { list: undefined }), { description: 'a user' }, async (uri, { id }) => ({
+    contents: [{ uri: uri.href, text: `user ${String(id)}` }],
+  }))
   const subscriptions = new Set<string>()
   if (options.subscribe) {
     server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {

@@ -36,20 +36,20 @@ async function startServer(server: McpServer = createDemoServer(), options: Part
   const handler = new StreamableHttpHandler(server, { allowedHosts: ['127.0.0.1'], ...options })
   const seen: Seen[] = []
   const { url, close } = await listenOnLoopback((req, res) => {
-      if (req.method !== 'POST') return void handler.handle(req, res)
-      const chunks: Buffer[] = []
-      req.on('data', (chunk: Buffer) => chunks.push(chunk))
-      req.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8')
-        let body: Record<string, any> = {}
-        try {
-          body = JSON.parse(text) as Record<string, any>
-        } catch {
-          // recorded as empty; the handler answers the parse error
-        }
-        seen.push({ method: body.method, headers: req.headers, body })
-        void handler.handle(req, res, body)
-      })
+    if (req.method !== 'POST') return void handler.handle(req, res)
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8')
+      let body: Record<string, any> = {}
+      try {
+        body = JSON.parse(text) as Record<string, any>
+      } catch {
+        // recorded as empty; the handler answers the parse error
+      }
+      seen.push({ method: body.method, headers: req.headers, body })
+      void handler.handle(req, res, body)
+    })
   })
   closers.push(async () => {
     await handler.close()
@@ -294,7 +294,13 @@ describe('McpClient version negotiation', () => {
         requested.push(version)
         if (requested.length === 1) {
           res.writeHead(400, { 'content-type': 'application/json' })
-          res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: version } } }))
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: body.id,
+              error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: version } },
+            }),
+          )
           return
         }
         const forwarded = await fetch(upstream, { method: 'POST', headers: req.headers as Record<string, string>, body: JSON.stringify(body) })

@@ -18,14 +18,16 @@ const CONFORMANCE = join(createRequire(import.meta.url).resolve('@modelcontextpr
 /** The client scenarios `list --client` tags with a revision (extensions are tagged `extension`). */
 function clientScenarios(): string[] {
   const listed = spawnSync(process.execPath, ['--import', SHIM, CONFORMANCE, 'list', '--client'], { encoding: 'utf8' })
-  return [...listed.stdout.matchAll(/^\s+- (\S+) \[([^\]]+)\]/gm)]
-    .filter((match) => match[2]!.split(',').some((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)))
-    .map((match) => match[1]!)
+  return [...listed.stdout.matchAll(/^\s+- (\S+) \[([^\]]+)\]/gm)].filter((match) => match[2]!.split(',').some((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag))).map((match) => match[1]!)
 }
 
 function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', SHIM, CONFORMANCE, 'client', '--command', `"${process.execPath}" "${CLIENT}"`, '--scenario', scenario, '--timeout', '20000'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(
+      process.execPath,
+      ['--import', SHIM, CONFORMANCE, 'client', '--command', `"${process.execPath}" "${CLIENT}"`, '--scenario', scenario, '--timeout', '20000'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
@@ -43,10 +45,14 @@ describe('conformance client scenarios', () => {
     expect(scenarios).not.toContain('auth/dpop')
   })
 
-  it.each(scenarios)('passes %s', async (scenario) => {
-    const { code, output } = await runScenario(scenario)
-    expect(output, output).toMatch(/OVERALL: PASSED/)
-    expect(output).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/)
-    expect(code, output).toBe(0)
-  }, 60_000)
+  it.each(scenarios)(
+    'passes %s',
+    async (scenario) => {
+      const { code, output } = await runScenario(scenario)
+      expect(output, output).toMatch(/OVERALL: PASSED/)
+      expect(output).toMatch(/Passed: (\d+)\/\1, 0 failed, 0 warnings/)
+      expect(code, output).toBe(0)
+    },
+    60_000,
+  )
 })

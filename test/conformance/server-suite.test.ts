@@ -82,7 +82,10 @@ for (const mode of [[], ['--json']]) {
       const required = results.filter((r) => !notScored.has(r.name))
       // 0.2.0-alpha.12 requires 37 server scenarios for 2026-07-28
       expect(required.length, output).toBeGreaterThanOrEqual(37)
-      expect(required.filter((r) => !r.ok || r.failed > 0).map((r) => r.name), output).toEqual([])
+      expect(
+        required.filter((r) => !r.ok || r.failed > 0).map((r) => r.name),
+        output,
+      ).toEqual([])
       // the pending ones (Mcp-Name / Mcp-Param-* validation, JSON Schema 2020-12) pass too
       for (const name of ['http-header-validation', 'http-custom-header-server-validation', 'json-schema-2020-12']) {
         expect(results.find((r) => r.name === name)?.ok, `${name}\n${output}`).toBe(true)

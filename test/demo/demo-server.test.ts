@@ -75,9 +75,17 @@ describe('demo server', () => {
   it('returns image, audio, embedded resource and resource_link content', async () => {
     const c = await connect()
     const image = await c.callTool('test_image_content')
-    expect(Buffer.from((image.content[0] as { data: string }).data, 'base64').subarray(1, 4).toString()).toBe('PNG')
+    expect(
+      Buffer.from((image.content[0] as { data: string }).data, 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG')
     const audio = await c.callTool('test_audio_content')
-    expect(Buffer.from((audio.content[0] as { data: string }).data, 'base64').subarray(0, 4).toString()).toBe('RIFF')
+    expect(
+      Buffer.from((audio.content[0] as { data: string }).data, 'base64')
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF')
     expect((await c.callTool('test_embedded_resource')).content[0]).toMatchObject({ type: 'resource', resource: { uri: 'test://embedded-resource' } })
     expect((await c.callTool('test_resource_link')).content[0]).toMatchObject({ type: 'resource_link', uri: 'test://static-text' })
   })

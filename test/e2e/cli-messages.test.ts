@@ -57,7 +57,9 @@ describe('the CLI against a protected server whose authorization server runs apa
     const listener = createServer(unknown.handler)
     await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve))
     try {
-      const child = spawn(process.execPath, [CLI_PATH, 'login', `http://127.0.0.1:${port}/mcp`, '--no-browser', '--store', join(as.dataDir, 'unknown.json')], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, [CLI_PATH, 'login', `http://127.0.0.1:${port}/mcp`, '--no-browser', '--store', join(as.dataDir, 'unknown.json')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stderr = ''
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
       const url = await new Promise<string>((resolve) => {
@@ -96,8 +98,19 @@ describe('the CLI against a protected server whose authorization server runs apa
     expect(token.stdout).toBe(`${Object.values(stored.tokens)[0]!.access_token}\n`)
     const response = await fetch(mcpUrl, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token.stdout.trim()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      headers: {
+        authorization: `Bearer ${token.stdout.trim()}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
     })
     expect(response.status).toBe(200)
     const whoami = await runCli(['whoami', mcpUrl, '--store', store])

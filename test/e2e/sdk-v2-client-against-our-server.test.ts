@@ -30,10 +30,7 @@ async function startHttp(): Promise<{ url: URL; http: McpHttpApp }> {
 }
 
 function sdkClient(mode: VersionNegotiationMode): Client {
-  const client = new Client(
-    { name: 'sdk-v2-peer', version: '2.4.0' },
-    { capabilities: { elicitation: {}, sampling: {}, roots: {} }, versionNegotiation: { mode } },
-  )
+  const client = new Client({ name: 'sdk-v2-peer', version: '2.4.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} }, versionNegotiation: { mode } })
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }))
   client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'Paris' } }))
   client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))

@@ -43,7 +43,13 @@ class MemoryProvider implements OAuthClientProvider {
     return REDIRECT_URI
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'sdk v2 e2e', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }
+    return {
+      client_name: 'sdk v2 e2e',
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }
   }
   clientInformation(): StoredOAuthClientInformation | undefined {
     return this.#client

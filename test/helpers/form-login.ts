@@ -26,7 +26,10 @@ export class CookieJar {
   header(url?: URL): string {
     return [...this.#cookies.values()]
       .filter((cookie) => url === undefined || cookie.host === undefined || cookie.host === url.hostname)
-      .filter((cookie) => url === undefined || url.pathname === cookie.path || url.pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`) || cookie.path === '/')
+      .filter(
+        (cookie) =>
+          url === undefined || url.pathname === cookie.path || url.pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`) || cookie.path === '/',
+      )
       .map((cookie) => `${cookie.name}=${cookie.value}`)
       .join('; ')
   }

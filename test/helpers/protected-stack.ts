@@ -48,8 +48,21 @@ export async function startProtectedStack(
   await as.accounts.setUser('demo', 'demo password 1', { name: 'Demo User' }, ['mcp', 'mcp:admin'])
   let verifier: ProtectedMcpAppOptions['verifier']
   if (options.introspection) {
-    const rs = await as.addClient({ client_name: 'resource server', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
-    verifier = createIntrospectionVerifier({ endpoint: `${origin}/token/introspection`, clientId: rs.client_id, clientSecret: rs.client_secret!, audience: `${origin}/mcp`, issuer: origin, cacheMs: 0 })
+    const rs = await as.addClient({
+      client_name: 'resource server',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })
+    verifier = createIntrospectionVerifier({
+      endpoint: `${origin}/token/introspection`,
+      clientId: rs.client_id,
+      clientSecret: rs.client_secret!,
+      audience: `${origin}/mcp`,
+      issuer: origin,
+      cacheMs: 0,
+    })
   }
   const mcp = createProtectedMcpApp(createDemoServer(), {
     ...(verifier ? { verifier } : {}),

@@ -39,7 +39,14 @@ export async function startUpstreamPair(options: {
         ...(options.scopes ? { scopes: options.scopes } : {}),
         ...(options.accountScopes ? { accountScopes: options.accountScopes } : {}),
         ...(options.noDiscovery
-          ? { endpoints: { authorization_endpoint: `${upstream.issuer}/authorize`, token_endpoint: `${upstream.issuer}/token`, jwks_uri: `${upstream.issuer}/jwks`, revocation_endpoint: `${upstream.issuer}/token/revocation` } }
+          ? {
+              endpoints: {
+                authorization_endpoint: `${upstream.issuer}/authorize`,
+                token_endpoint: `${upstream.issuer}/token`,
+                jwks_uri: `${upstream.issuer}/jwks`,
+                revocation_endpoint: `${upstream.issuer}/token/revocation`,
+              },
+            }
           : {}),
       },
     },
@@ -49,7 +56,9 @@ export async function startUpstreamPair(options: {
     redirect_uris: [`${stack.origin}/upstream/callback`],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    ...(publicJwk !== undefined ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } } : { token_endpoint_auth_method: 'client_secret_basic', client_secret: secret }),
+    ...(publicJwk !== undefined
+      ? { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } }
+      : { token_endpoint_auth_method: 'client_secret_basic', client_secret: secret }),
   })
   return {
     upstream,

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  ErrorCode,
-  JsonRpcError,
-  classifyMessage,
-  isNotification,
-  isRequest,
-  isResponse,
-  salvageId,
-  type JsonRpcMessage,
-} from '../../src/jsonrpc/index.js'
+import { ErrorCode, JsonRpcError, classifyMessage, isNotification, isRequest, isResponse, salvageId, type JsonRpcMessage } from '../../src/jsonrpc/index.js'
 
 /** Run classifyMessage and return the JsonRpcError it throws (fails the test when it does not). */
 function refusal(value: unknown): JsonRpcError {

@@ -31,7 +31,9 @@ describe('guardedFetch', () => {
   it('refuses loopback targets in every spelling without connecting', async () => {
     const before = connections
     for (const host of ['127.0.0.1', 'localhost', '2130706433', '0x7f000001', '127.1', '[::1]', '[::ffff:127.0.0.1]']) {
-      await expect(guardedFetch(`https://${host}:${port}/doc.json`, {}, { timeoutMs: 2_000, allowPrivateAddresses: false, maxBytes: 1024 }), host).rejects.toBeInstanceOf(OutboundAddressError)
+      await expect(guardedFetch(`https://${host}:${port}/doc.json`, {}, { timeoutMs: 2_000, allowPrivateAddresses: false, maxBytes: 1024 }), host).rejects.toBeInstanceOf(
+        OutboundAddressError,
+      )
     }
     expect(connections).toBe(before)
   })
@@ -49,19 +51,32 @@ describe('the authorization server fetching what clients point it at', () => {
     try {
       const before = connections
       const clientId = `https://localhost:${port}/client.json`
-      const authorize = await fetch(`${s.origin}/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://localhost/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`, { redirect: 'manual' })
+      const authorize = await fetch(
+        `${s.origin}/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: 'http://localhost/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`,
+        { redirect: 'manual' },
+      )
       expect(authorize.status).toBeGreaterThanOrEqual(400)
       const registered = await fetch(`${s.origin}/register`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ redirect_uris: [], response_types: [], grant_types: ['client_credentials'], token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `https://127.0.0.1:${port}/jwks` }),
+        body: JSON.stringify({
+          redirect_uris: [],
+          response_types: [],
+          grant_types: ['client_credentials'],
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks_uri: `https://127.0.0.1:${port}/jwks`,
+        }),
       })
       const { client_id } = (await registered.json()) as { client_id: string }
       const assertion = `${Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'x' })).toString('base64url')}.${Buffer.from(JSON.stringify({ iss: client_id, sub: client_id, aud: s.issuer, exp: Math.floor(Date.now() / 1000) + 60, jti: 'j1' })).toString('base64url')}.c2ln`
       const token = await fetch(`${s.origin}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: assertion,
+        }),
       })
       expect(token.status).toBeGreaterThanOrEqual(400)
       expect(connections).toBe(before)
@@ -74,7 +89,10 @@ describe('the authorization server fetching what clients point it at', () => {
     const s = await startAuthServer({ clientIdMetadataDocuments: { allowPrivateAddresses: true } })
     try {
       const began = Date.now()
-      const response = await fetch(`${s.origin}/authorize?${new URLSearchParams({ client_id: `https://127.0.0.1:${port}/client.json`, response_type: 'code', redirect_uri: 'http://localhost/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`, { redirect: 'manual' })
+      const response = await fetch(
+        `${s.origin}/authorize?${new URLSearchParams({ client_id: `https://127.0.0.1:${port}/client.json`, response_type: 'code', redirect_uri: 'http://localhost/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`,
+        { redirect: 'manual' },
+      )
       await response.text()
       expect(response.status).toBeGreaterThanOrEqual(400)
       expect(Date.now() - began).toBeLessThan(3_500)
@@ -121,7 +139,9 @@ describe('the authorization server fetching what clients point it at', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
       const { port: bodyPort } = server.address() as AddressInfo
-      await expect(guardedFetch(`http://127.0.0.1:${bodyPort}/client.json`, {}, { timeoutMs: 5_000, allowPrivateAddresses: true, maxBytes: 1024 })).rejects.toBeInstanceOf(ResponseTooLargeError)
+      await expect(guardedFetch(`http://127.0.0.1:${bodyPort}/client.json`, {}, { timeoutMs: 5_000, allowPrivateAddresses: true, maxBytes: 1024 })).rejects.toBeInstanceOf(
+        ResponseTooLargeError,
+      )
     } finally {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))

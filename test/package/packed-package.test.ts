@@ -22,12 +22,18 @@ let files: string[]
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-consumer-'))
   // dist/ is built by `npm test`'s pretest; --ignore-scripts keeps pack from building it again
-  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: REPO_ROOT, encoding: 'utf8' })) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
   files = packed[0]!.files.map((file) => file.path)
   // a real install of the tarball, as a consumer's npm does it (from the cache npm ci filled)
   const typesNode = (JSON.parse(await readFile(join(REPO_ROOT, 'node_modules', '@types', 'node', 'package.json'), 'utf8')) as { version: string }).version
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
-  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed[0]!.filename), `@types/node@${typesNode}`], { cwd: dir, stdio: 'pipe' })
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed[0]!.filename), `@types/node@${typesNode}`], {
+    cwd: dir,
+    stdio: 'pipe',
+  })
 }, 120_000)
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true })
@@ -35,7 +41,18 @@ afterAll(async () => {
 
 describe('the packed package', () => {
   it('holds the build, the page templates and the example configuration, and no sources, tests or data', () => {
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'views/layout.html', 'views/callback.html', 'config/auth-server.example.json']))
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli/main.js',
+        'views/layout.html',
+        'views/callback.html',
+        'config/auth-server.example.json',
+      ]),
+    )
     expect(files.filter((file) => /^(src|test|bench|\.ci|data|examples)\//.test(file))).toEqual([])
     expect(files.filter((file) => file.endsWith('.test.js') || file.includes('node_modules'))).toEqual([])
   })

@@ -166,9 +166,7 @@ describe('Endpoint: outgoing cancellation', () => {
     expect(error).toBeInstanceOf(LocalError)
     expect((error as LocalError).code).toBe('request_cancelled')
     await settle()
-    expect(messagesFor(rec.sent, 'notifications/cancelled')).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0, reason: 'user hit stop' } },
-    ])
+    expect(messagesFor(rec.sent, 'notifications/cancelled')).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0, reason: 'user hit stop' } }])
   })
 
   it('uses a string abort reason as the cancellation reason', async () => {

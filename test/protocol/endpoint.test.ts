@@ -310,10 +310,7 @@ describe('Endpoint: responses', () => {
     await rec.send({ jsonrpc: '2.0', id: 999, result: {} })
     await rec.send({ jsonrpc: '2.0', id: 'nope', error: { code: -32603, message: 'x' } })
     await settle()
-    expect(rec.errors.map((e) => e.message)).toEqual([
-      'received a response for unknown request id 999',
-      'received a response for unknown request id "nope"',
-    ])
+    expect(rec.errors.map((e) => e.message)).toEqual(['received a response for unknown request id 999', 'received a response for unknown request id "nope"'])
     expect(rec.sent).toEqual([])
     // still serving
     await rec.send({ jsonrpc: '2.0', id: 1, method: 'ping' })

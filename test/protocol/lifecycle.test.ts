@@ -26,13 +26,15 @@ describe('negotiateProtocolVersion', () => {
     expect(negotiateProtocolVersion('2026-07-28')).toBe('2025-11-25')
   })
 
-  it.each([['an unknown version', '2023-01-01'], ['a future version', '2099-12-31'], ['a number', 20251125], ['undefined', undefined]])(
-    'answers the latest handshake version (2025-11-25) for %s',
-    (_label, requested) => {
-      expect(negotiateProtocolVersion(requested)).toBe('2025-11-25')
-      expect(LATEST_HANDSHAKE_PROTOCOL_VERSION).toBe('2025-11-25')
-    },
-  )
+  it.each([
+    ['an unknown version', '2023-01-01'],
+    ['a future version', '2099-12-31'],
+    ['a number', 20251125],
+    ['undefined', undefined],
+  ])('answers the latest handshake version (2025-11-25) for %s', (_label, requested) => {
+    expect(negotiateProtocolVersion(requested)).toBe('2025-11-25')
+    expect(LATEST_HANDSHAKE_PROTOCOL_VERSION).toBe('2025-11-25')
+  })
 
   it('answers the first version of a custom supported list when the request is not in it', () => {
     expect(negotiateProtocolVersion('2025-11-25', ['2025-06-18', '2025-03-26'])).toBe('2025-06-18')
@@ -45,14 +47,16 @@ describe('acceptServerProtocolVersion', () => {
     for (const version of HANDSHAKE_PROTOCOL_VERSIONS) expect(acceptServerProtocolVersion(version)).toBe(version)
   })
 
-  it.each([['an unknown version', '2023-01-01'], ['a number', 2025], ['null', null], ['undefined', undefined]])(
-    'throws LocalError unsupported_protocol_version for %s',
-    (_label, answered) => {
-      const error = thrownBy(() => acceptServerProtocolVersion(answered))
-      expect(error).toBeInstanceOf(LocalError)
-      expect((error as LocalError).code).toBe('unsupported_protocol_version')
-    },
-  )
+  it.each([
+    ['an unknown version', '2023-01-01'],
+    ['a number', 2025],
+    ['null', null],
+    ['undefined', undefined],
+  ])('throws LocalError unsupported_protocol_version for %s', (_label, answered) => {
+    const error = thrownBy(() => acceptServerProtocolVersion(answered))
+    expect(error).toBeInstanceOf(LocalError)
+    expect((error as LocalError).code).toBe('unsupported_protocol_version')
+  })
 
   it('refuses a known version the caller chose not to support', () => {
     const error = thrownBy(() => acceptServerProtocolVersion('2024-11-05', ['2025-11-25', '2025-06-18']))

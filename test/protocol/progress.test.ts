@@ -177,8 +177,6 @@ describe('Endpoint: inbound progress (context.sendProgress)', () => {
     await rec.send({ jsonrpc: '2.0', id: 1, method: 'long', params: { _meta: { progressToken: 'caller-token' } } })
     expect(await refusal.promise).toBeInstanceOf(RangeError)
     await settle()
-    expect(messagesFor(rec.sent, 'notifications/progress')).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'caller-token', progress: 2 } },
-    ])
+    expect(messagesFor(rec.sent, 'notifications/progress')).toEqual([{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'caller-token', progress: 2 } }])
   })
 })

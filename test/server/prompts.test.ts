@@ -5,10 +5,9 @@ import { connectRawClient } from './harness.js'
 
 function serverWithPrompts(): McpServer {
   const server = new McpServer({ name: 't', version: '1' })
-  server.registerPrompt(
-    { name: 'greet', description: 'Greets', arguments: [{ name: 'name', required: true }, { name: 'tone' }] },
-    (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.name}${args.tone ? ` (${args.tone})` : ''}` } }] }),
-  )
+  server.registerPrompt({ name: 'greet', description: 'Greets', arguments: [{ name: 'name', required: true }, { name: 'tone' }] }, (args) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Hello ${args.name}${args.tone ? ` (${args.tone})` : ''}` } }],
+  }))
   return server
 }
 

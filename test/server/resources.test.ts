@@ -116,7 +116,9 @@ describe('completion/complete', () => {
 
   it('refuses an unknown prompt or malformed ref with -32602', async () => {
     const { peer } = await connectRawClient(serverWithResources())
-    await expect(peer.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
+    await expect(peer.request('completion/complete', { ref: { type: 'ref/prompt', name: 'nope' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    })
     await expect(peer.request('completion/complete', { ref: { type: 'ref/other' }, argument: { name: 'a', value: '' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
     await expect(peer.request('completion/complete', { ref: { type: 'ref/resource', uri: 'users://{id}/profile' } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams })
   })

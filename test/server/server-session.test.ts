@@ -156,7 +156,10 @@ describe('server to client requests', () => {
       () => session.elicit({ message: 'm', requestedSchema: { type: 'object', properties: {} } }),
       () => session.listRoots(),
     ]) {
-      const error = await call().then(() => undefined, (e: unknown) => e)
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       expect(error).toBeInstanceOf(LocalError)
       expect((error as LocalError).code).toBe('capability_not_supported')
     }
@@ -194,13 +197,15 @@ describe('handler context', () => {
   it('aborts a tool handler when the client cancels, and sends no response for it', async () => {
     const server = new McpServer({ name: 's', version: '1' })
     let aborted: unknown
-    server.registerTool({ name: 'wait' }, (_args, context) =>
-      new Promise((_resolve, reject) => {
-        context.signal.addEventListener('abort', () => {
-          aborted = context.signal.reason
-          reject(context.signal.reason)
-        })
-      }),
+    server.registerTool(
+      { name: 'wait' },
+      (_args, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => {
+            aborted = context.signal.reason
+            reject(context.signal.reason)
+          })
+        }),
     )
     const { peer } = await connectRawClient(server)
     const controller = new AbortController()

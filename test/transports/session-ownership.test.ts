@@ -30,11 +30,25 @@ async function machineToken(s: ProtectedStack, name: string): Promise<string> {
 }
 
 async function initialize(url: string, token?: string): Promise<{ status: number; id: string | null }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(INIT) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(INIT),
+  })
   await response.text()
   const id = response.headers.get('mcp-session-id')
   if (id !== null) {
-    const initialized = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    const initialized = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: ACCEPT,
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-06-18',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
     await initialized.text()
   }
   return { status: response.status, id }
@@ -44,8 +58,17 @@ async function send(url: string, token: string, sessionId: string, init: Request
   const response = await fetch(url, {
     method: 'POST',
     ...init,
-    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18', authorization: `Bearer ${token}`, ...init.headers },
-    ...(init.method === undefined || init.method === 'POST' ? { body: init.body ?? JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }) } : {}),
+    headers: {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+      authorization: `Bearer ${token}`,
+      ...init.headers,
+    },
+    ...(init.method === undefined || init.method === 'POST'
+      ? { body: init.body ?? JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }) }
+      : {}),
   })
   await response.body?.cancel()
   return response.status
@@ -79,10 +102,14 @@ describe('a session belongs to its principal', () => {
     while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value)
     const endpoint = /data: (\S+)/.exec(text)![1]!
     const post = (token: string) =>
-      fetch(new URL(endpoint, stack!.origin), { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(INIT) }).then(async (r) => {
-      await r.text()
-      return r.status
-    })
+      fetch(new URL(endpoint, stack!.origin), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(INIT),
+      }).then(async (r) => {
+        await r.text()
+        return r.status
+      })
     expect(await post(mallory)).toBe(404)
     expect(await post(alice)).toBe(202)
     controller.abort()
@@ -124,7 +151,11 @@ describe('session caps per principal', () => {
     const first = await initialize(`${url}/mcp`)
     await initialize(`${url}/mcp`)
     await initialize(`${url}/mcp`)
-    const stale = await fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': first.id!, 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }) })
+    const stale = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-session-id': first.id!, 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'ping' }),
+    })
     expect(stale.status).toBe(404)
     expect(await fromSecond()).toBe(200)
     expect(app.streamable.sessionCount).toBe(3)

@@ -18,9 +18,15 @@ export function checkResponseIssuer(response: URL, server: Pick<oauth.Authorizat
   const iss = values[0]
   if (iss === undefined) {
     if (server.authorization_response_iss_parameter_supported !== true) return
-    throw new McpOAuthError('authorization', `${server.issuer} advertises authorization_response_iss_parameter_supported but its authorization response carries no iss; it was not used (RFC 9207)`)
+    throw new McpOAuthError(
+      'authorization',
+      `${server.issuer} advertises authorization_response_iss_parameter_supported but its authorization response carries no iss; it was not used (RFC 9207)`,
+    )
   }
   if (iss !== server.issuer) {
-    throw new McpOAuthError('authorization', `the authorization response names the issuer ${JSON.stringify(iss)}, not ${JSON.stringify(server.issuer)} where the login was sent; it was not used (RFC 9207)`)
+    throw new McpOAuthError(
+      'authorization',
+      `the authorization response names the issuer ${JSON.stringify(iss)}, not ${JSON.stringify(server.issuer)} where the login was sent; it was not used (RFC 9207)`,
+    )
   }
 }

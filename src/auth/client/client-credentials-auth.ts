@@ -47,10 +47,7 @@ export class ClientCredentialsAuth {
   async #obtain(challenge: string | null): Promise<string> {
     const discovered: DiscoveredAuthorization = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
     const { clientId, clientSecret, privateKeyPem, algorithm = 'ES256' } = this.#options
-    const auth =
-      privateKeyPem !== undefined
-        ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm))
-        : clientSecretBasic(clientSecret ?? '')
+    const auth = privateKeyPem !== undefined ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm)) : clientSecretBasic(clientSecret ?? '')
     const config = clientConfiguration(discovered.server, clientId, auth, this.#fetch)
     const scope = this.#options.scope ?? discovered.scope
     const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) })

@@ -54,7 +54,11 @@ export async function startLoopbackCallback(
     }
     const error = url.searchParams.get('error')
     res.writeHead(error === null ? 200 : 400, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' })
-    res.end(error === null ? PAGE('Signed in', 'You can close this window and return to the application.') : PAGE('Sign-in failed', 'The authorization server refused the request. You can close this window.'))
+    res.end(
+      error === null
+        ? PAGE('Signed in', 'You can close this window and return to the application.')
+        : PAGE('Sign-in failed', 'The authorization server refused the request. You can close this window.'),
+    )
     resolve(url)
   })
   const listen = (port: number): Promise<void> =>

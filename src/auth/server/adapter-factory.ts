@@ -185,5 +185,7 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
   // A function returning an object works with `new` too: the object is the instance.
   return function Adapter(name: string) {
     return adapterFor(name)
-  } as unknown as new (name: string) => OidcAdapter
+  } as unknown as new (
+    name: string,
+  ) => OidcAdapter
 }

@@ -112,10 +112,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     // The store's lock is ours now: temp files of an interrupted write of the key files are leftovers.
     for (const name of [defaults.authServer.keys.secretsFile, defaults.authServer.keys.jwksFile]) await removeStaleTempFiles(join(options.dataDir, name))
   }
-  const [secrets, jwks] = await Promise.all([
-    loadServerSecrets(options.dataDir),
-    loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg }),
-  ])
+  const [secrets, jwks] = await Promise.all([loadServerSecrets(options.dataDir), loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg })])
   const accounts = new AccountStore(storage.records)
   const resources = new ResourceStore(storage.records)
   options.resources = mergeResources(options.resources, await resources.list())
@@ -132,7 +129,15 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   let upstreamLoginNeeded: ((accountId: string) => Promise<boolean>) | undefined
   const provider = new Provider(
     options.issuer.href.replace(/\/$/, ''),
-    providerConfiguration(options, { adapter: Adapter, jwks, cookieKeys: secrets.cookieKeys, accounts, consents, scopes, upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false) }),
+    providerConfiguration(options, {
+      adapter: Adapter,
+      jwks,
+      cookieKeys: secrets.cookieKeys,
+      accounts,
+      consents,
+      scopes,
+      upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
+    }),
   )
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
@@ -227,9 +232,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
       ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: upstreamLogin, upstreamSessions } : {}),
-      ...(limits !== false
-        ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } }
-        : {}),
+      ...(limits !== false ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } } : {}),
     }),
     refuseFutureAssertions({
       paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),

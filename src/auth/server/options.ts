@@ -91,9 +91,7 @@ export const authorizationServerOptionsSchema = z.strictObject({
        * `groups`), else `default`; without this option (or with no match and no default), the
        * resources' default scopes.
        */
-      accountScopes: z
-        .strictObject({ claim: z.string().min(1), map: z.record(z.string(), z.array(scopeToken)), default: z.array(scopeToken).optional() })
-        .optional(),
+      accountScopes: z.strictObject({ claim: z.string().min(1), map: z.record(z.string(), z.array(scopeToken)), default: z.array(scopeToken).optional() }).optional(),
     })
     .optional(),
   ttl: z
@@ -109,7 +107,10 @@ export const authorizationServerOptionsSchema = z.strictObject({
     })
     .partial()
     .optional(),
-  refreshTokens: z.strictObject({ reuseGraceSeconds: z.number().int().min(0) }).partial().optional(),
+  refreshTokens: z
+    .strictObject({ reuseGraceSeconds: z.number().int().min(0) })
+    .partial()
+    .optional(),
   rateLimits: z
     .union([
       z.literal(false),

@@ -120,7 +120,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           let scope = resource.scopes.join(' ')
           if (ctx.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'client_credentials') {
             // Registration already refuses this; a client from a document or an old store must not slip through.
-            if (client.clientAuthMethod === 'none') throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
+            if (client.clientAuthMethod === 'none')
+              throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
             scope = deps.scopes.clientCredentialsScopes(client.scope, indicator).join(' ')
           }
           return {
@@ -129,9 +130,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
             // a resource's own lifetime wins over the server's (see ttl below)
             ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTTL: resource.accessTokenTtlSeconds } : {}),
             // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
-            ...(resource.tokenFormat === 'opaque'
-              ? { accessTokenFormat: 'opaque' }
-              : { accessTokenFormat: 'jwt', jwt: { sign: { alg: options.accessTokenAlg } } }),
+            ...(resource.tokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: options.accessTokenAlg } } }),
           }
         },
       },
@@ -184,9 +183,14 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
         let narrowed = false
         for (const [indicator, granted] of Object.entries(grant.resources ?? {})) {
           const allowed = deps.scopes.accountScopes(account, indicator)
-          const removed = String(granted).split(' ').filter((scope) => scope !== '' && !allowed.has(scope))
+          const removed = String(granted)
+            .split(' ')
+            .filter((scope) => scope !== '' && !allowed.has(scope))
           if (removed.length === 0) continue
-          grant.resources![indicator] = String(granted).split(' ').filter((scope) => allowed.has(scope)).join(' ')
+          grant.resources![indicator] = String(granted)
+            .split(' ')
+            .filter((scope) => allowed.has(scope))
+            .join(' ')
           grant.rejectResourceScope(indicator, removed.join(' '))
           narrowed = true
         }
@@ -199,8 +203,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       url: (_ctx, interaction) => `${options.mountPath}${a.interactionPath}/${interaction.uid}`,
       policy: interactionPolicyFor(deps),
     },
-    issueRefreshToken: (_ctx, client, code) =>
-      client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
+    issueRefreshToken: (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
     // `gid` lets a revoked grant reach its JWT access tokens (see GrantRevocations);
     // `preferred_username` names the account to the resource server, beside its UUID subject.
     extraTokenClaims: async (_ctx, token) => {
@@ -272,7 +275,9 @@ function clientCredentialsPolicy(ctx: KoaContextWithOIDC | undefined, metadata: 
   }
   const refused = scopes.refusedOpenRegistrationScopes(metadata['scope'])
   if (refused.length > 0) {
-    throw new errors.InvalidClientMetadata(`scope ${refused.join(' ')} cannot be registered for client_credentials without an administrator (allowed: ${scopes.openRegistrationScope || 'none'})`)
+    throw new errors.InvalidClientMetadata(
+      `scope ${refused.join(' ')} cannot be registered for client_credentials without an administrator (allowed: ${scopes.openRegistrationScope || 'none'})`,
+    )
   }
 }
 

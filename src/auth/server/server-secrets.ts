@@ -33,12 +33,15 @@ export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets>
   const problems: string[] = []
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) problems.push('it is not a JSON object')
   else {
-    if (!Array.isArray(stored.cookieKeys) || stored.cookieKeys.length === 0 || !stored.cookieKeys.every((key) => typeof key === 'string' && key.length >= 32)) problems.push('cookieKeys is missing or malformed')
+    if (!Array.isArray(stored.cookieKeys) || stored.cookieKeys.length === 0 || !stored.cookieKeys.every((key) => typeof key === 'string' && key.length >= 32))
+      problems.push('cookieKeys is missing or malformed')
     if (typeof stored.dataKey !== 'string' || !KEY.test(stored.dataKey)) problems.push('dataKey is missing or malformed')
     if (typeof stored.csrfKey !== 'string' || !KEY.test(stored.csrfKey)) problems.push('csrfKey is missing or malformed')
   }
   if (problems.length > 0) {
-    throw new Error(`${path} is damaged (${problems.join('; ')}); refusing to generate new secrets over it, which would make stored client secrets unreadable: restore it from a backup`)
+    throw new Error(
+      `${path} is damaged (${problems.join('; ')}); refusing to generate new secrets over it, which would make stored client secrets unreadable: restore it from a backup`,
+    )
   }
   const secrets = stored as ServerSecrets
   return { cookieKeys: secrets.cookieKeys, dataKey: secrets.dataKey, csrfKey: secrets.csrfKey }

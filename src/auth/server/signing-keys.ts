@@ -38,10 +38,7 @@ function file(dataDir: string): string {
  * first start (written 0600). Retired keys past their lifetime are dropped. Returns the JWKS for
  * oidc-provider's `jwks` option: signing keys first, then the retired ones still published.
  */
-export async function loadSigningKeys(
-  dataDir: string,
-  options: { accessTokenAlg?: string; now?: number } = {},
-): Promise<{ keys: PrivateJwk[] }> {
+export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg?: string; now?: number } = {}): Promise<{ keys: PrivateJwk[] }> {
   const accessTokenAlg = options.accessTokenAlg ?? defaults.authServer.accessTokenAlg
   const now = options.now ?? Date.now()
   const path = file(dataDir)
@@ -75,10 +72,7 @@ export async function loadSigningKeys(
  * published for `retiredKeyLifetimeSeconds` so tokens they signed still verify.
  * @returns the new keys' `kid`s.
  */
-export async function rotateSigningKeys(
-  dataDir: string,
-  options: { accessTokenAlg?: string; now?: number } = {},
-): Promise<string[]> {
+export async function rotateSigningKeys(dataDir: string, options: { accessTokenAlg?: string; now?: number } = {}): Promise<string[]> {
   await loadSigningKeys(dataDir, options)
   const path = file(dataDir)
   const stored = (await readJsonFile<KeysFile>(path))!

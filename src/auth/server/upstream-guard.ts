@@ -31,7 +31,7 @@ export function upstreamGuard(options: {
 
   async function grantOf(token: string, models: Array<'RefreshToken' | 'AccessToken'>): Promise<string | undefined> {
     for (const model of models) {
-      const found = (await (provider[model] as unknown as { find(value: string): Promise<{ grantId?: string } | undefined> }).find(token).catch(() => undefined))
+      const found = await (provider[model] as unknown as { find(value: string): Promise<{ grantId?: string } | undefined> }).find(token).catch(() => undefined)
       if (found?.grantId !== undefined) return found.grantId
     }
     return undefined

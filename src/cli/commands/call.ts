@@ -30,7 +30,9 @@ ${CLIENT_USAGE}  -h, --help   show this help
     }
     const client = await connectClient(url, cliAuth(url, values))
     const status = new StatusLine(process.stderr)
-    client.on('logging', ({ level, logger, data }) => status.line(`[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`))
+    client.on('logging', ({ level, logger, data }) =>
+      status.line(`[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`),
+    )
     try {
       if (client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel('info')
       const result = await client.callTool(tool, args, {

@@ -47,11 +47,14 @@ Options:
   async run(values, positionals) {
     const [action, clientId, ...extra] = positionals
     if (action === 'list' || action === 'remove') {
-      if (extra.length > 0 || (action === 'list') !== (clientId === undefined)) throw new UsageError(action === 'list' ? "'list' takes no arguments" : "'remove' takes one client id")
+      if (extra.length > 0 || (action === 'list') !== (clientId === undefined))
+        throw new UsageError(action === 'list' ? "'list' takes no arguments" : "'remove' takes one client id")
       return withAdminServer(values, async (as) => {
         if (action === 'list') {
           for (const client of await as.listClients()) {
-            process.stdout.write(`${client.client_id}\t${client.client_name ?? '-'}\t${(client.grant_types ?? []).join(' ')}\t${(client.redirect_uris ?? []).join(' ') || '-'}${client.configured ? '\tconfigured' : ''}\n`)
+            process.stdout.write(
+              `${client.client_id}\t${client.client_name ?? '-'}\t${(client.grant_types ?? []).join(' ')}\t${(client.redirect_uris ?? []).join(' ') || '-'}${client.configured ? '\tconfigured' : ''}\n`,
+            )
           }
           return 0
         }
@@ -69,9 +72,10 @@ Options:
     const method = (values['auth-method'] as string | undefined) ?? 'client_secret_basic'
     if (!METHODS.includes(method)) throw new UsageError(`--auth-method must be one of ${METHODS.join(', ')}`)
     const redirectUris = (values['redirect-uri'] as unknown as string[] | undefined) ?? []
-    const grantTypes =
-      (values['grant-type'] as unknown as string[] | undefined) ?? (redirectUris.length > 0 ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
-    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ dataDir: (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir })
+    const grantTypes = (values['grant-type'] as unknown as string[] | undefined) ?? (redirectUris.length > 0 ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
+    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({
+      dataDir: (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir,
+    })
     try {
       const added = await as.addClient({
         client_name: values.name,

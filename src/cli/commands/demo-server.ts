@@ -98,7 +98,17 @@ async function serveStdio(server: ReturnType<typeof createDemoServer>): Promise<
 
 async function serveProtected(
   server: ReturnType<typeof createDemoServer>,
-  options: { host: string; port: number; issuer: string; publicUrl: string | undefined; scopes: string[]; stateless: boolean; preferJsonResponse: boolean; allowedHosts?: string[]; allowedOrigins?: string[] },
+  options: {
+    host: string
+    port: number
+    issuer: string
+    publicUrl: string | undefined
+    scopes: string[]
+    stateless: boolean
+    preferJsonResponse: boolean
+    allowedHosts?: string[]
+    allowedOrigins?: string[]
+  },
 ): Promise<number> {
   if (!URL.canParse(options.issuer)) throw new UsageError(`--auth-server must be an absolute URL, got ${options.issuer}`)
   if (options.publicUrl !== undefined && !URL.canParse(options.publicUrl)) throw new UsageError(`--public-url must be an absolute URL, got ${options.publicUrl}`)

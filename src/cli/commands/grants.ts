@@ -35,9 +35,13 @@ ${ADMIN_USAGE}  -h, --help       show this help
     return withAdminServer(values, async (as) => {
       if (action === 'list') {
         for (const grant of await as.grants.list(filter)) {
-          const scopes = Object.entries(grant.resources).map(([resource, scope]) => `${resource}: ${scope}`).join('; ')
+          const scopes = Object.entries(grant.resources)
+            .map(([resource, scope]) => `${resource}: ${scope}`)
+            .join('; ')
           const created = grant.createdAt === undefined ? '-' : new Date(grant.createdAt * 1000).toISOString()
-          process.stdout.write(`${grant.grantId}\t${grant.username ?? `(deleted ${grant.accountId})`}\t${grant.clientId}${grant.clientName ? ` (${grant.clientName})` : ''}\t${scopes || '-'}\t${created}\n`)
+          process.stdout.write(
+            `${grant.grantId}\t${grant.username ?? `(deleted ${grant.accountId})`}\t${grant.clientId}${grant.clientName ? ` (${grant.clientName})` : ''}\t${scopes || '-'}\t${created}\n`,
+          )
         }
         return 0
       }

@@ -3,7 +3,7 @@ import type { Command } from '../command.js'
 
 export const logoutCommand: Command = {
   name: 'logout',
-  summary: "forget the tokens for a protected MCP server",
+  summary: 'forget the tokens for a protected MCP server',
   usage: `
 Usage: mcp-auth logout <url> [--store FILE]
 

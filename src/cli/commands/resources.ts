@@ -56,7 +56,9 @@ Options:
       if (action === 'list') {
         for (const resource of await resources.list()) {
           const lifetimeText = resource.accessTokenTtlSeconds === undefined ? '' : `\ttokens ${resource.accessTokenTtlSeconds} s`
-          process.stdout.write(`${resource.uri}\t${resource.name ?? '-'}\tscopes: ${resource.scopes.join(' ')}\tdefault: ${resource.defaultScopes.join(' ')}${lifetimeText}${resource.tokenFormat === 'opaque' ? '\topaque' : ''}\n`)
+          process.stdout.write(
+            `${resource.uri}\t${resource.name ?? '-'}\tscopes: ${resource.scopes.join(' ')}\tdefault: ${resource.defaultScopes.join(' ')}${lifetimeText}${resource.tokenFormat === 'opaque' ? '\topaque' : ''}\n`,
+          )
         }
         return 0
       }

@@ -54,13 +54,7 @@ Options:
     const password = job.demoPassword
 
     const v4 = createCliServer(mcp.handler)
-    await listenOrExplain(
-      v4,
-      actualPort,
-      '127.0.0.1',
-      () => job.close(),
-      'choose another with --port N (npm start -- --port N) or PORT=N',
-    )
+    await listenOrExplain(v4, actualPort, '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
     // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
     const v6 = createCliServer(mcp.handler)
     const servers = [v4]

@@ -65,7 +65,8 @@ Options:
         return 0
       })
     }
-    if (action !== 'add' && action !== 'list' && action !== 'set-scopes') throw new UsageError("expected 'add <username>', 'set-scopes <username> \"SCOPE ...\"', 'list', 'delete', 'disable' or 'enable'")
+    if (action !== 'add' && action !== 'list' && action !== 'set-scopes')
+      throw new UsageError("expected 'add <username>', 'set-scopes <username> \"SCOPE ...\"', 'list', 'delete', 'disable' or 'enable'")
     if (action === 'set-scopes') {
       if (username === undefined || extra.length > 1 || (extra.length === 1) === (values.default === true)) {
         throw new UsageError("'set-scopes' takes a username and either a scope list or --default")
@@ -73,7 +74,8 @@ Options:
     } else if (extra.length > 0 || (action === 'add' && username === undefined) || (action === 'list' && username !== undefined)) {
       throw new UsageError(action === 'add' ? 'expected exactly one username' : "'list' takes no arguments")
     }
-    const scopes = action === 'set-scopes' ? (extra[0] === undefined ? undefined : parseScopes(extra[0])) : typeof values.scopes === 'string' ? parseScopes(values.scopes) : undefined
+    const scopes =
+      action === 'set-scopes' ? (extra[0] === undefined ? undefined : parseScopes(extra[0])) : typeof values.scopes === 'string' ? parseScopes(values.scopes) : undefined
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const storage = await createLowdbStorage({ file: join(dataDir, defaults.storage.dbFile) })
     try {
@@ -81,7 +83,9 @@ Options:
       if (action === 'list') {
         for (const account of await accounts.list()) {
           const may = account.scopes === undefined ? '(default scopes)' : account.scopes.join(' ') || '(no scope)'
-          process.stdout.write(`${account.username}\t${account.id}\t${may}${account.upstream ? `\t(${account.upstream.issuer})` : ''}${account.disabled === true ? '\tdisabled' : ''}\n`)
+          process.stdout.write(
+            `${account.username}\t${account.id}\t${may}${account.upstream ? `\t(${account.upstream.issuer})` : ''}${account.disabled === true ? '\tdisabled' : ''}\n`,
+          )
         }
         return 0
       }

@@ -3,18 +3,10 @@ import type { AuthInfo } from '../../protocol/context.js'
 import { LocalError } from '../../protocol/errors.js'
 import { createProgressReporter, readProgressToken } from '../../protocol/progress.js'
 import type { ClientCapabilities } from '../../schema/capabilities.js'
-import type {
-  CreateMessageParams,
-  CreateMessageResult,
-  ElicitParams,
-  ElicitResult,
-  ListRootsResult,
-  LoggingLevel,
-  ProgressToken,
-} from '../../schema/features.js'
+import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, LoggingLevel, ProgressToken } from '../../schema/features.js'
 import type { InputOptions, ServerContext } from '../context.js'
 import { isAtLeast } from '../logging.js'
-import { InputRound } from './input-round.js'
+import type { InputRound } from './input-round.js'
 import type { RequestMeta } from './request-meta.js'
 
 /** What a stateless request needs from its transport. */

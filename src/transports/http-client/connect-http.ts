@@ -19,11 +19,7 @@ export interface ConnectHttpResult {
  * const { kind } = await connectHttp(client, 'http://127.0.0.1:3000/mcp')
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#backwards-compatibility
  */
-export async function connectHttp(
-  client: McpClient,
-  url: URL | string,
-  options: StreamableHttpClientOptions & SseClientOptions = {},
-): Promise<ConnectHttpResult> {
+export async function connectHttp(client: McpClient, url: URL | string, options: StreamableHttpClientOptions & SseClientOptions = {}): Promise<ConnectHttpResult> {
   const streamable = new StreamableHttpClientTransport(url, options)
   try {
     return { transport: streamable, kind: 'streamable-http', initialize: await client.connect(streamable) }

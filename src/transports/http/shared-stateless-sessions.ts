@@ -43,7 +43,14 @@ export class SharedStatelessSessions {
    * cancels the work done for it, as a notifications/cancelled would. Synchronous once the
    * session exists (a promise only for the first request of a protocol version).
    */
-  serve(res: ServerResponse, messages: readonly JsonRpcMessage[], batch: boolean, protocolVersion: string, extra: MessageExtra, sink: AnswerSink | undefined): Promise<void> | undefined {
+  serve(
+    res: ServerResponse,
+    messages: readonly JsonRpcMessage[],
+    batch: boolean,
+    protocolVersion: string,
+    extra: MessageExtra,
+    sink: AnswerSink | undefined,
+  ): Promise<void> | undefined {
     const shared = this.#shared.get(protocolVersion)
     if (shared === undefined) return this.#open(protocolVersion).then((opened) => this.#dispatch(opened, res, messages, batch, extra, sink))
     this.#dispatch(shared, res, messages, batch, extra, sink)

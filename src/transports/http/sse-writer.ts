@@ -98,7 +98,6 @@ export class SseWriter {
     this.#res.writeHead(200, head)
   }
 
-
   #finish(): void {
     if (this.#closed) return
     this.#closed = true

@@ -1,13 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import {
-  ErrorCode,
-  JSONRPC_VERSION,
-  JsonRpcError,
-  classifyMessage,
-  errorResponse,
-  salvageId,
-  type JsonRpcRequest,
-} from '../../jsonrpc/index.js'
+import { ErrorCode, JSONRPC_VERSION, JsonRpcError, classifyMessage, errorResponse, salvageId, type JsonRpcRequest } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
 import type { AuthInfo } from '../../protocol/context.js'
 import type { McpServer } from '../../server/mcp-server.js'
@@ -83,7 +75,8 @@ export class StatelessEndpoint {
       endSoon(res.writeHead(202))
       return
     }
-    if (classified.kind === 'response') throw new HttpError(400, 'Invalid Request: a client sends no responses in protocol version 2026-07-28', { rpcCode: ErrorCode.InvalidRequest })
+    if (classified.kind === 'response')
+      throw new HttpError(400, 'Invalid Request: a client sends no responses in protocol version 2026-07-28', { rpcCode: ErrorCode.InvalidRequest })
     const request = classified.message
     let meta: RequestMeta
     try {

@@ -60,7 +60,13 @@ export class StatelessReply implements StatelessIo {
   onCancel(callback: () => void): void {
     if (this.#request.aborted) return callback()
     const previous = this.#oncancel
-    this.#oncancel = previous === undefined ? callback : () => (previous(), callback())
+    this.#oncancel =
+      previous === undefined
+        ? callback
+        : () => {
+            previous()
+            callback()
+          }
   }
 
   /** A notification ahead of the response; dropped on a JSON-only endpoint. */

@@ -21,7 +21,12 @@ let as: RunningAuthServer
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-rules-'))
   resource = await startTestResource({ scopes: ['mcp'] })
-  as = await startAuthServer({ resources: [{ uri: resource.url, scopes: ['mcp'] }, { uri: resource.origin, scopes: ['mcp'] }] })
+  as = await startAuthServer({
+    resources: [
+      { uri: resource.url, scopes: ['mcp'] },
+      { uri: resource.origin, scopes: ['mcp'] },
+    ],
+  })
   await as.as.accounts.setUser('demo', 'demo password 1', {}, ['mcp'])
 })
 afterAll(async () => {

@@ -126,6 +126,10 @@ describe('McpOAuth against mcp-auth start', () => {
     expect(JSON.stringify(result.content)).toContain('uptimeSeconds')
     expect(handoff.calls).toBe(2)
     const saved = JSON.parse(await readFile(store.file, 'utf8'))
-    expect(Object.values(saved.tokens as Record<string, { scope: string }>)[0]!.scope.split(' ').sort()).toEqual(['mcp', 'mcp:admin'])
+    expect(
+      Object.values(saved.tokens as Record<string, { scope: string }>)[0]!
+        .scope.split(' ')
+        .sort(),
+    ).toEqual(['mcp', 'mcp:admin'])
   })
 })

@@ -53,7 +53,13 @@ async function browserLogin(url: string, until: (url: URL) => boolean): Promise<
   // Then the consent pages still needed (the upstream's, ours; either may be remembered).
   for (let step = 0; step < 4 && final === undefined; step++) {
     const allow = page.locator('#allow')
-    await Promise.race([allow.waitFor({ timeout: 5_000 }).catch(() => undefined), expect.poll(() => final, { timeout: 5_000 }).toBeDefined().catch(() => undefined)])
+    await Promise.race([
+      allow.waitFor({ timeout: 5_000 }).catch(() => undefined),
+      expect
+        .poll(() => final, { timeout: 5_000 })
+        .toBeDefined()
+        .catch(() => undefined),
+    ])
     if (final !== undefined) break
     if ((await allow.count()) > 0) await allow.click()
   }
@@ -93,7 +99,13 @@ describe('delegated login in Chromium', () => {
         return redirectUrl
       },
       get clientMetadata() {
-        return { redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'SDK via upstream' }
+        return {
+          redirect_uris: [redirectUrl],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          client_name: 'SDK via upstream',
+        }
       },
       clientInformation: () => saved.client as never,
       saveClientInformation: (info) => void (saved.client = info),

@@ -20,7 +20,6 @@ let stack: ProtectedStack
 let dir: string
 let upstreamUserId: string
 
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcp-auth-upstream-'))
   // Upstream access tokens live 2 s, so their expiry happens during the tests.
@@ -56,7 +55,11 @@ describe('login delegated to an upstream identity provider', () => {
     expect(pages).toEqual(['login', 'consent', 'consent'])
     const identity = JSON.parse((result.content[0] as { text: string }).text) as { subject: string }
     const account = await stack.as.accounts.findById(identity.subject)
-    expect(account).toMatchObject({ username: 'ursula', claims: { name: 'Ursula Upstream', email: 'ursula@upstream.test' }, upstream: { issuer: upstream.issuer, subject: upstreamUserId } })
+    expect(account).toMatchObject({
+      username: 'ursula',
+      claims: { name: 'Ursula Upstream', email: 'ursula@upstream.test' },
+      upstream: { issuer: upstream.issuer, subject: upstreamUserId },
+    })
     // The upstream tokens are kept, sealed: never in plain text in our data file.
     const file = await readFile(join(stack.dataDir, 'mcp-auth.json'), 'utf8')
     expect(file).toContain('upstream-tokens')

@@ -50,9 +50,20 @@ for (const [name, adapter] of Object.entries(adapters)) {
     let server: Server
     let origin: string
     const token = (scope: string) =>
-      new SignJWT({ scope, client_id: 'c1' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' }).setIssuer(ISSUER).setAudience(`${origin}/mcp`).setSubject('alice').setIssuedAt().setExpirationTime('5m').sign(signingKey)
+      new SignJWT({ scope, client_id: 'c1' })
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
+        .setIssuer(ISSUER)
+        .setAudience(`${origin}/mcp`)
+        .setSubject('alice')
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(signingKey)
     const post = (headers: Record<string, string>, body: unknown, path = '/mcp') =>
-      fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) })
+      fetch(`${origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      })
     const adminCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'admin_stats', arguments: {} } }
 
     beforeAll(async () => {

@@ -12,7 +12,14 @@ let signingKid: string
 
 beforeAll(async () => {
   stack = await startProtectedStack()
-  const added = await stack.as.addClient({ client_name: 'machine', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic', scope: 'mcp mcp:admin' })
+  const added = await stack.as.addClient({
+    client_name: 'machine',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: 'mcp mcp:admin',
+  })
   clientId = added.client_id
   basic = `Basic ${Buffer.from(`${encodeURIComponent(added.client_id)}:${encodeURIComponent(added.client_secret!)}`).toString('base64')}`
   // The authorization server's own ES256 key, to forge tokens that differ in one claim only.
@@ -83,25 +90,51 @@ describe('the bearer check on a protected MCP endpoint', () => {
   it.each([
     ['for another resource', () => token('mcp', `${stack.origin}/other`), 'the access token is for another resource'],
     ['from another issuer', () => forge().setIssuer('https://evil.example').sign(signingKey), 'untrusted issuer'],
-    ['expired', () => forge().setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(signingKey), 'has expired'],
-    ['not yet valid', () => forge().setNotBefore(Math.floor(Date.now() / 1000) + 600).sign(signingKey), 'not valid yet'],
+    [
+      'expired',
+      () =>
+        forge()
+          .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+          .sign(signingKey),
+      'has expired',
+    ],
+    [
+      'not yet valid',
+      () =>
+        forge()
+          .setNotBefore(Math.floor(Date.now() / 1000) + 600)
+          .sign(signingKey),
+      'not valid yet',
+    ],
     ['of another typ', () => forge({}, { typ: 'JWT' }).sign(signingKey), 'not an access token'],
-    ['with a tampered payload', async () => {
-      const [h, p, s] = (await forge().sign(signingKey)).split('.')
-      const payload = JSON.parse(Buffer.from(p!, 'base64url').toString())
-      payload.scope = 'mcp mcp:admin'
-      return `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`
-    }, 'signature is invalid'],
-    ['signed by an unknown key', async () => {
-      const { privateKey } = await generateKeyPair('ES256')
-      return forge({}, { kid: 'not-a-known-kid' }).sign(privateKey)
-    }, 'unknown key'],
-    ['with alg none', async () => {
-      const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')
-      const now = Math.floor(Date.now() / 1000)
-      const payload = Buffer.from(JSON.stringify({ iss: stack.as.issuer, aud: stack.resource, exp: now + 300, scope: 'mcp', client_id: clientId })).toString('base64url')
-      return `${header}.${payload}.`
-    }, 'algorithm'],
+    [
+      'with a tampered payload',
+      async () => {
+        const [h, p, s] = (await forge().sign(signingKey)).split('.')
+        const payload = JSON.parse(Buffer.from(p!, 'base64url').toString())
+        payload.scope = 'mcp mcp:admin'
+        return `${h}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${s}`
+      },
+      'signature is invalid',
+    ],
+    [
+      'signed by an unknown key',
+      async () => {
+        const { privateKey } = await generateKeyPair('ES256')
+        return forge({}, { kid: 'not-a-known-kid' }).sign(privateKey)
+      },
+      'unknown key',
+    ],
+    [
+      'with alg none',
+      async () => {
+        const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')
+        const now = Math.floor(Date.now() / 1000)
+        const payload = Buffer.from(JSON.stringify({ iss: stack.as.issuer, aud: stack.resource, exp: now + 300, scope: 'mcp', client_id: clientId })).toString('base64url')
+        return `${header}.${payload}.`
+      },
+      'algorithm',
+    ],
   ])('refuses a token %s with 401 invalid_token', async (_label, make, description) => {
     const jwt = await (make as () => Promise<string>)()
     const { status, challenge, text } = await call(`Bearer ${jwt}`)
@@ -156,7 +189,12 @@ describe('the bearer check on a protected MCP endpoint', () => {
   })
 
   it('protects every transport: Streamable HTTP, legacy SSE and stateless JSON', async () => {
-    for (const [path, method] of [['/mcp', 'POST'], ['/sse', 'GET'], ['/messages', 'POST'], ['/rest', 'POST']] as const) {
+    for (const [path, method] of [
+      ['/mcp', 'POST'],
+      ['/sse', 'GET'],
+      ['/messages', 'POST'],
+      ['/rest', 'POST'],
+    ] as const) {
       const response = await fetch(`${stack.origin}${path}`, { method, headers: { accept: 'text/event-stream, application/json' } })
       expect(response.status, path).toBe(401)
       expect(response.headers.get('www-authenticate'), path).toContain('resource_metadata=')
@@ -164,7 +202,10 @@ describe('the bearer check on a protected MCP endpoint', () => {
   })
 
   it('answers CORS preflights and exposes the challenge and session headers to browsers', async () => {
-    const preflight = await fetch(`${stack.origin}/mcp`, { method: 'OPTIONS', headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } })
+    const preflight = await fetch(`${stack.origin}/mcp`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+    })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization')
     const refused = await call(undefined, CALL, '/mcp', { origin: 'http://localhost:6274' })

@@ -7,7 +7,13 @@ let basic: string
 
 beforeAll(async () => {
   stack = await startProtectedStack({ introspection: true })
-  const caller = await stack.as.addClient({ client_name: 'caller', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
+  const caller = await stack.as.addClient({
+    client_name: 'caller',
+    grant_types: ['client_credentials'],
+    response_types: [],
+    redirect_uris: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+  })
   basic = `Basic ${Buffer.from(`${caller.client_id}:${caller.client_secret}`).toString('base64')}`
 })
 afterAll(() => stack.stop())

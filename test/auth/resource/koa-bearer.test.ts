@@ -63,7 +63,13 @@ describe('requireBearer (Koa)', () => {
   })
 
   it('accepts a token whose audience is the resource URI with a trailing slash', async () => {
-    const slashed = await new SignJWT({ scope: 'read' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' }).setIssuer(ISSUER).setAudience(`${origin}/api/`).setSubject('user-2').setExpirationTime('5m').sign(signingKey)
+    const slashed = await new SignJWT({ scope: 'read' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(`${origin}/api/`)
+      .setSubject('user-2')
+      .setExpirationTime('5m')
+      .sign(signingKey)
     const response = await fetch(`${origin}/api`, { headers: { authorization: `Bearer ${slashed}` } })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ subject: 'user-2' })
@@ -72,7 +78,12 @@ describe('requireBearer (Koa)', () => {
   it('stops honouring a remembered token at its exp', async () => {
     const verifier = createJwtVerifier({ issuer: ISSUER, audience: `${origin}/api`, jwks: { keys: [publicJwk] }, clockToleranceSeconds: 0 })
     const exp = Math.floor(Date.now() / 1000) + 2
-    const shortLived = await new SignJWT({ scope: 'read' }).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' }).setIssuer(ISSUER).setAudience(`${origin}/api`).setExpirationTime(exp).sign(signingKey)
+    const shortLived = await new SignJWT({ scope: 'read' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience(`${origin}/api`)
+      .setExpirationTime(exp)
+      .sign(signingKey)
     expect((await verifier.verify(shortLived)).scopes).toEqual(['read'])
     expect((await verifier.verify(shortLived)).scopes).toEqual(['read'])
     await new Promise((resolve) => setTimeout(resolve, exp * 1000 - Date.now() + 100))

@@ -55,12 +55,22 @@ describe('createIntrospectionVerifier', () => {
     servers.push(s)
     const caller = await machineClient(s)
     const { access_token } = await oidc.clientCredentialsGrant(caller.config, { scope: 'mcp', resource: `http://127.0.0.1:${port}/other` })
-    const verifier = createIntrospectionVerifier({ endpoint: `${s.issuer}/token/introspection`, clientId: caller.client_id, clientSecret: caller.client_secret!, audience: `http://127.0.0.1:${port}/mcp` })
+    const verifier = createIntrospectionVerifier({
+      endpoint: `${s.issuer}/token/introspection`,
+      clientId: caller.client_id,
+      clientSecret: caller.client_secret!,
+      audience: `http://127.0.0.1:${port}/mcp`,
+    })
     await expect(verifier.verify(access_token)).rejects.toThrow(/another resource/)
   })
 
   it('reports an unreachable authorization server as 503 temporarily_unavailable, not as a bad token', async () => {
-    const verifier = createIntrospectionVerifier({ endpoint: `http://127.0.0.1:${await freePort()}/introspect`, clientId: 'x', clientSecret: 'y', audience: 'http://127.0.0.1/mcp' })
+    const verifier = createIntrospectionVerifier({
+      endpoint: `http://127.0.0.1:${await freePort()}/introspect`,
+      clientId: 'x',
+      clientSecret: 'y',
+      audience: 'http://127.0.0.1/mcp',
+    })
     await expect(verifier.verify('opaque-token')).rejects.toMatchObject({ error: 'temporarily_unavailable', status: 503 })
   })
 
@@ -72,7 +82,15 @@ describe('createIntrospectionVerifier', () => {
       calls += 1
       return Response.json({ active: true, aud: 'https://mcp.example.com/mcp', exp, client_id: 'c', scope: 'mcp' })
     }) as typeof fetch
-    const verifier = createIntrospectionVerifier({ endpoint: 'https://as.example/introspect', clientId: 'x', clientSecret: 'y', audience: 'https://mcp.example.com/mcp', fetch: fetchStub, now: () => clock, cacheMs: 60_000 })
+    const verifier = createIntrospectionVerifier({
+      endpoint: 'https://as.example/introspect',
+      clientId: 'x',
+      clientSecret: 'y',
+      audience: 'https://mcp.example.com/mcp',
+      fetch: fetchStub,
+      now: () => clock,
+      cacheMs: 60_000,
+    })
     await verifier.verify('t')
     await verifier.verify('t')
     expect(calls).toBe(1)

@@ -29,10 +29,7 @@ async function registerPublicClient(redirectUri = 'http://127.0.0.1/callback', e
   return registered
 }
 
-async function authorize(
-  config: oidc.Configuration,
-  options: { redirectUri: string; scope?: string; resource?: string | null; jar?: CookieJar; consent?: 'allow' | 'deny' },
-) {
+async function authorize(config: oidc.Configuration, options: { redirectUri: string; scope?: string; resource?: string | null; jar?: CookieJar; consent?: 'allow' | 'deny' }) {
   const verifier = oidc.randomPKCECodeVerifier()
   const state = oidc.randomState()
   const params: Record<string, string> = {
@@ -44,7 +41,12 @@ async function authorize(
   }
   if (options.resource !== null) params['resource'] = options.resource ?? resource
   const url = oidc.buildAuthorizationUrl(config, params)
-  const result = await formLogin(url, { ...USER, redirectUri: options.redirectUri, ...(options.jar ? { jar: options.jar } : {}), ...(options.consent ? { consent: options.consent } : {}) })
+  const result = await formLogin(url, {
+    ...USER,
+    redirectUri: options.redirectUri,
+    ...(options.jar ? { jar: options.jar } : {}),
+    ...(options.consent ? { consent: options.consent } : {}),
+  })
   return { ...result, verifier, state }
 }
 
@@ -183,9 +185,19 @@ describe('refresh tokens', () => {
     const graceful = await startAuthServer({ refreshTokens: { reuseGraceSeconds: 30 } })
     try {
       await graceful.as.accounts.setUser(USER.username, USER.password)
-      const config = await oidc.dynamicClientRegistration(new URL(graceful.issuer), { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+      const config = await oidc.dynamicClientRegistration(
+        new URL(graceful.issuer),
+        { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' },
+        oidc.None(),
+        insecure,
+      )
       const verifier = oidc.randomPKCECodeVerifier()
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1/callback', scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: 'http://127.0.0.1/callback',
+        scope: 'mcp',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      })
       const { callback } = await formLogin(url, { ...USER, redirectUri: 'http://127.0.0.1/callback' })
       const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
       const lost = await oidc.refreshTokenGrant(config, tokens.refresh_token!)
@@ -203,7 +215,11 @@ describe('tokens at rest', () => {
   it('the data file holds no usable refresh token, code or registration access token', async () => {
     const { readFile } = await import('node:fs/promises')
     const { join } = await import('node:path')
-    const response = await fetch(`${s.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' }) })
+    const response = await fetch(`${s.origin}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none' }),
+    })
     const registration = (await response.json()) as { client_id: string; registration_access_token: string }
     const config = await registerPublicClient()
     const { callback, verifier, state } = await authorize(config, { redirectUri: 'http://127.0.0.1/callback' })

@@ -21,7 +21,29 @@ const hits = new Map<string, number>()
 
 beforeAll(async () => {
   certDir = await mkdtemp(join(tmpdir(), 'mcp-auth-cimd-'))
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' })
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  )
   ca = await readFile(join(certDir, 'cert.pem'), 'utf8')
   documents = createServer({ key: await readFile(join(certDir, 'key.pem')), cert: ca }, (req, res) => {
     hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1)
@@ -74,7 +96,11 @@ describe('client ID metadata documents in the development setting (private addre
   afterAll(() => s.stop(true))
 
   it('uses a fetched document as the client, with its port-less loopback redirect on any port', async () => {
-    const clientId = publish('/cimd/good.json', { client_name: 'Document Client', redirect_uris: ['http://localhost/callback'], token_endpoint_auth_method: 'none' }, { 'cache-control': 'max-age=300' })
+    const clientId = publish(
+      '/cimd/good.json',
+      { client_name: 'Document Client', redirect_uris: ['http://localhost/callback'], token_endpoint_auth_method: 'none' },
+      { 'cache-control': 'max-age=300' },
+    )
     const verifier = oidc.randomPKCECodeVerifier()
     const redirectUri = 'http://localhost:61234/callback'
     const { callback, pages } = await formLogin(await authorizeUrl(s, clientId, redirectUri, verifier), { username: 'frank', password: 'frank password 1', redirectUri })

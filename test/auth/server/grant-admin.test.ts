@@ -17,7 +17,17 @@ const ADA = { username: 'ada', password: 'ada password 1' }
 let s: RunningAuthServer
 
 beforeEach(async () => {
-  s = await startAuthServer({ clients: [{ client_id: 'configured-app', token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }] })
+  s = await startAuthServer({
+    clients: [
+      {
+        client_id: 'configured-app',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [REDIRECT],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+  })
   await s.as.accounts.setUser(ADA.username, ADA.password)
 })
 afterEach(async () => {
@@ -25,10 +35,22 @@ afterEach(async () => {
 })
 
 async function login(who = ADA): Promise<{ config: oidc.Configuration; tokens?: oidc.TokenEndpointResponse; error?: string | null }> {
-  const config = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Grant test app' }, oidc.None(), insecure)
+  const config = await oidc.dynamicClientRegistration(
+    new URL(s.issuer),
+    { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Grant test app' },
+    oidc.None(),
+    insecure,
+  )
   const verifier = oidc.randomPKCECodeVerifier()
   const state = oidc.randomState()
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, resource: `${s.origin}/mcp`, scope: 'mcp' })
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    resource: `${s.origin}/mcp`,
+    scope: 'mcp',
+  })
   let result
   try {
     result = await formLogin(url, { ...who, redirectUri: REDIRECT, jar: new CookieJar() })
@@ -86,7 +108,12 @@ describe('grants in the library', () => {
     const { config } = await login()
     const clientId = config.clientMetadata().client_id
     const clients = await s.as.listClients()
-    expect(clients).toEqual(expect.arrayContaining([expect.objectContaining({ client_id: clientId, client_name: 'Grant test app', configured: false }), expect.objectContaining({ client_id: 'configured-app', configured: true })]))
+    expect(clients).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ client_id: clientId, client_name: 'Grant test app', configured: false }),
+        expect.objectContaining({ client_id: 'configured-app', configured: true }),
+      ]),
+    )
     expect(JSON.stringify(clients)).not.toMatch(/secret/)
     expect(await s.as.removeClient(clientId)).toEqual({ removed: true, grantsEnded: 1 })
     expect((await s.as.listClients()).map((client) => client.client_id)).not.toContain(clientId)

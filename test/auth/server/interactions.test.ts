@@ -14,8 +14,18 @@ afterAll(() => s.stop(true))
 
 /** Starts an authorization and stops at the login page: its URL, form fields and cookies. */
 async function loginPage() {
-  const config = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none', client_name: '<script>alert(1)</script>' }, oidc.None(), insecure)
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1/cb', scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()), code_challenge_method: 'S256' })
+  const config = await oidc.dynamicClientRegistration(
+    new URL(s.issuer),
+    { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none', client_name: '<script>alert(1)</script>' },
+    oidc.None(),
+    insecure,
+  )
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: 'http://127.0.0.1/cb',
+    scope: 'mcp',
+    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+  })
   const jar = new CookieJar()
   const first = await fetch(url, { redirect: 'manual' })
   jar.store(first)

@@ -19,7 +19,12 @@ afterAll(() => s.stop(true))
 
 async function authorizationUrl(config: oidc.Configuration): Promise<URL> {
   const verifier = oidc.randomPKCECodeVerifier()
-  return oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+  return oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'mcp',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
 }
 
 /** Whether the browser session is alive: a new authorization then needs no login page. */
@@ -55,11 +60,21 @@ describe('the logout page', () => {
     expect(await loggedIn(config, jar)).toBe(true)
     const { html } = await logoutPage(jar)
     const action = new URL(/action="([^"]+)"/.exec(html)![1]!, s.origin)
-    const forged = await fetch(action, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: new URLSearchParams({ logout: 'yes' }) })
+    const forged = await fetch(action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ logout: 'yes' }),
+    })
     expect(forged.status).toBeGreaterThanOrEqual(400)
     expect(await loggedIn(config, jar)).toBe(true)
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!
-    const real = await fetch(action, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: s.origin }, body: new URLSearchParams({ xsrf, logout: 'yes' }) })
+    const real = await fetch(action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: s.origin },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }),
+    })
     jar.store(real, action)
     expect(real.status).toBeLessThan(400)
     expect(await loggedIn(config, jar)).toBe(false)
@@ -68,7 +83,12 @@ describe('the logout page', () => {
 
 describe('page templates', () => {
   it('shows a client name containing {{csrf}} as text, not as the form token', async () => {
-    const config = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Evil {{csrf}} {{{abortAction}}}' }, oidc.None(), insecure)
+    const config = await oidc.dynamicClientRegistration(
+      new URL(s.issuer),
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'Evil {{csrf}} {{{abortAction}}}' },
+      oidc.None(),
+      insecure,
+    )
     const url = await authorizationUrl(config)
     const jar = new CookieJar()
     let response = await fetch(url, { redirect: 'manual' })

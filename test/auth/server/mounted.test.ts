@@ -69,7 +69,12 @@ describe('the authorization server mounted in another Koa app', () => {
   it('runs a whole authorization code flow on the shared origin', async () => {
     const config = await oidc.dynamicClientRegistration(new URL(origin), { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
     const verifier = oidc.randomPKCECodeVerifier()
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1/cb', scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: 'http://127.0.0.1/cb',
+      scope: 'mcp',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
     const { callback } = await formLogin(url, { username: 'ivan', password: 'ivan password 1', redirectUri: 'http://127.0.0.1/cb' })
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
     expect(tokens.access_token).toBeTypeOf('string')

@@ -20,7 +20,12 @@ afterAll(() => s.stop(true))
 async function login(): Promise<{ config: oidc.Configuration; refreshToken: string }> {
   const config = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
   const verifier = oidc.randomPKCECodeVerifier()
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'mcp',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
   const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
   const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
   return { config, refreshToken: tokens.refresh_token! }

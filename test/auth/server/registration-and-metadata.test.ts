@@ -104,11 +104,18 @@ describe('dynamic client registration (RFC 7591 / 7592)', () => {
   afterAll(() => s.stop(true))
 
   it('registers a public client with a loopback redirect and answers CORS preflights', async () => {
-    const preflight = await fetch(`${s.origin}/register`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } })
+    const preflight = await fetch(`${s.origin}/register`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST')
-    const { status, body, headers } = await register(s.origin, { redirect_uris: ['http://localhost:33418/callback'], token_endpoint_auth_method: 'none', application_type: 'native', software_id: 'test-client' }, { origin: 'https://app.example' })
+    const { status, body, headers } = await register(
+      s.origin,
+      { redirect_uris: ['http://localhost:33418/callback'], token_endpoint_auth_method: 'none', application_type: 'native', software_id: 'test-client' },
+      { origin: 'https://app.example' },
+    )
     expect(status).toBe(201)
     expect(headers.get('access-control-allow-origin')).toBe('*')
     expect(body).toMatchObject({ application_type: 'native', token_endpoint_auth_method: 'none', software_id: 'test-client' })
@@ -157,7 +164,11 @@ describe('dynamic client registration (RFC 7591 / 7592)', () => {
   })
 
   it('never writes a client secret in plain text to the data file', async () => {
-    const { body } = await register(s.origin, { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', 'client_credentials'] })
+    const { body } = await register(s.origin, {
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code', 'client_credentials'],
+    })
     const secret = String(body['client_secret'])
     expect(secret.length).toBeGreaterThan(20)
     const file = await readFile(join(s.dataDir, 'mcp-auth.json'), 'utf8')
@@ -181,7 +192,11 @@ describe('dynamic client registration (RFC 7591 / 7592)', () => {
       const unused = await register(short.origin, { redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'], response_types: [] })
       const used = await register(short.origin, { redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'], response_types: [] })
       const basic = `Basic ${Buffer.from(`${used.body['client_id']}:${used.body['client_secret']}`).toString('base64')}`
-      const token = await fetch(`${short.origin}/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })
+      const token = await fetch(`${short.origin}/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      })
       expect(token.status).toBe(200)
       await new Promise((resolve) => setTimeout(resolve, 1100))
       expect(await short.as.sweepUnusedClients()).toBe(1)
@@ -230,7 +245,11 @@ describe('rate limits', () => {
       const basic = `Basic ${Buffer.from(`${body['client_id']}:${body['client_secret']}`).toString('base64')}`
       const statuses = []
       for (let i = 0; i < 3; i++) {
-        const r = await fetch(`${s.origin}/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' })
+        const r = await fetch(`${s.origin}/token`, {
+          method: 'POST',
+          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        })
         statuses.push(r.status)
       }
       expect(statuses).toEqual([200, 200, 429])
@@ -247,7 +266,13 @@ describe('rate limits', () => {
         const r = await fetch(`${s.origin}/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'authorization_code', code: 'not-a-code', client_id: String(body['client_id']), code_verifier: 'v'.repeat(43), redirect_uri: 'http://127.0.0.1/cb' }),
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: 'not-a-code',
+            client_id: String(body['client_id']),
+            code_verifier: 'v'.repeat(43),
+            redirect_uri: 'http://127.0.0.1/cb',
+          }),
         })
         // The form reached oidc-provider intact: it names the client and rejects the code.
         return { status: r.status, error: ((await r.json()) as { error: string }).error }
@@ -269,7 +294,10 @@ describe('rate limits', () => {
       const { formLogin } = await import('../../helpers/form-login.js')
       const url = `${s.origin}/authorize?${new URLSearchParams({ client_id: String(body['client_id']), response_type: 'code', redirect_uri: 'http://127.0.0.1/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`
       const outcome = (username: string, password: string) =>
-        formLogin(url, { username, password, redirectUri: 'http://127.0.0.1/cb' }).then(() => 'ok', (e: Error) => /unexpected (\d+)/.exec(e.message)?.[1] ?? e.message)
+        formLogin(url, { username, password, redirectUri: 'http://127.0.0.1/cb' }).then(
+          () => 'ok',
+          (e: Error) => /unexpected (\d+)/.exec(e.message)?.[1] ?? e.message,
+        )
       for (let i = 0; i < 3; i++) expect(await outcome('demo', 'wrong guess!')).toBe('401')
       // The right password under another spelling of the same account is still locked out.
       expect(await outcome('ｄｅｍｏ', 'demo password 1')).toBe('429')
@@ -308,7 +336,12 @@ describe('rate limits', () => {
       const url = `${s.origin}/authorize?${new URLSearchParams({ client_id: String(body['client_id']), response_type: 'code', redirect_uri: 'http://127.0.0.1/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'mcp' })}`
       const results: string[] = []
       for (let i = 0; i < 4; i++) {
-        results.push(await formLogin(url, { username: 'bob', password: 'wrong guess!', redirectUri: 'http://127.0.0.1/cb' }).then(() => 'ok', (e: Error) => /unexpected (\d+)/.exec(e.message)![1]!))
+        results.push(
+          await formLogin(url, { username: 'bob', password: 'wrong guess!', redirectUri: 'http://127.0.0.1/cb' }).then(
+            () => 'ok',
+            (e: Error) => /unexpected (\d+)/.exec(e.message)![1]!,
+          ),
+        )
       }
       expect(results).toEqual(['401', '401', '401', '429'])
     } finally {
@@ -325,9 +358,30 @@ describe('client_credentials', () => {
     const publicJwk = { ...(await exportJWK(privateJwk.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }
     s = await startAuthServer({
       clients: [
-        { client_id: 'basic-client', client_secret: 'basic-secret-0123456789', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' },
-        { client_id: 'post-client', client_secret: 'post-secret-0123456789', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' },
-        { client_id: 'jwt-client', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } },
+        {
+          client_id: 'basic-client',
+          client_secret: 'basic-secret-0123456789',
+          grant_types: ['client_credentials'],
+          response_types: [],
+          redirect_uris: [],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
+        {
+          client_id: 'post-client',
+          client_secret: 'post-secret-0123456789',
+          grant_types: ['client_credentials'],
+          response_types: [],
+          redirect_uris: [],
+          token_endpoint_auth_method: 'client_secret_post',
+        },
+        {
+          client_id: 'jwt-client',
+          grant_types: ['client_credentials'],
+          response_types: [],
+          redirect_uris: [],
+          token_endpoint_auth_method: 'private_key_jwt',
+          jwks: { keys: [publicJwk] },
+        },
       ],
     })
   })

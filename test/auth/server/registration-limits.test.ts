@@ -52,21 +52,36 @@ describe('registration limits', () => {
     try {
       const made: Array<Record<string, unknown>> = []
       for (let i = 0; i < defaults.authServer.registration.maxUnusedPerAddress; i++) {
-        const { status, body } = await fetch(`${capped.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [], grant_types: ['client_credentials'], response_types: [] }) }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
+        const { status, body } = await fetch(`${capped.origin}/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ redirect_uris: [], grant_types: ['client_credentials'], response_types: [] }),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }))
         expect(status).toBe(201)
         made.push(body)
       }
-      const refused = await fetch(`${capped.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }) })
+      const refused = await fetch(`${capped.origin}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }),
+      })
       expect(refused.status).toBe(429)
       expect(((await refused.json()) as { error: string }).error).toBe('slow_down')
       const first = made[0]!
       const used = await fetch(`${capped.origin}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${first['client_id']}:${first['client_secret']}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${first['client_id']}:${first['client_secret']}`).toString('base64')}`,
+        },
         body: 'grant_type=client_credentials',
       })
       expect(used.status).toBe(200)
-      const again = await fetch(`${capped.origin}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }) })
+      const again = await fetch(`${capped.origin}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: ['https://app.example/cb'] }),
+      })
       expect(again.status).toBe(201)
     } finally {
       await capped.stop(true)

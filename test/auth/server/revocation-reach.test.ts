@@ -25,7 +25,13 @@ afterAll(() => stack.stop())
 async function login(): Promise<{ config: oidc.Configuration; tokens: oidc.TokenEndpointResponse; callback: URL; verifier: string }> {
   const config = await oidc.dynamicClientRegistration(new URL(stack.origin), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
   const verifier = oidc.randomPKCECodeVerifier()
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'mcp', resource: stack.resource, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'mcp',
+    resource: stack.resource,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
   const { callback } = await formLogin(url, { username: 'demo', password: 'demo password 1', redirectUri: REDIRECT })
   const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
   return { config, tokens, callback, verifier }
@@ -34,7 +40,10 @@ async function login(): Promise<{ config: oidc.Configuration; tokens: oidc.Token
 async function introspect(token: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${stack.origin}/token/introspection`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${introspector.client_id}:${introspector.client_secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${introspector.client_id}:${introspector.client_secret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ token }),
   })
   return (await response.json()) as Record<string, unknown>
@@ -89,7 +98,13 @@ describe('introspection of JWT access tokens', () => {
       origin: stack.origin,
       issuer: stack.origin,
       requiredScopes: ['mcp'],
-      checkRevocation: introspectionRevocationCheck({ endpoint: `${stack.origin}/token/introspection`, clientId: introspector.client_id, clientSecret: introspector.client_secret!, audience: stack.resource, cacheMs: 0 }),
+      checkRevocation: introspectionRevocationCheck({
+        endpoint: `${stack.origin}/token/introspection`,
+        clientId: introspector.client_id,
+        clientSecret: introspector.client_secret!,
+        audience: stack.resource,
+        cacheMs: 0,
+      }),
     })
     const server = createServer(app.handler)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -18,9 +18,7 @@ let resource: string
 
 beforeAll(async () => {
   s = await startAuthServer({
-    clients: [
-      { client_id: 'configured-public', token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'] },
-    ],
+    clients: [{ client_id: 'configured-public', token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'] }],
   })
   resource = `${s.origin}/mcp`
   await s.as.accounts.setUser(ADMIN.username, ADMIN.password, {}, ['mcp', 'mcp:admin'])
@@ -80,7 +78,9 @@ describe('client_credentials needs a client that authenticates', () => {
 
   it('issues no token to a public client stored with client_credentials before the policy existed', async () => {
     // A record written straight to the store, as an older version could have accepted it.
-    await s.as.storage.adapter('Client').upsert('old-public', { client_id: 'old-public', token_endpoint_auth_method: 'none', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
+    await s.as.storage
+      .adapter('Client')
+      .upsert('old-public', { client_id: 'old-public', token_endpoint_auth_method: 'none', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] })
     const { status, body } = await token({ grant_type: 'client_credentials', client_id: 'old-public', resource, scope: 'mcp mcp:admin' })
     expect(status).toBe(400)
     expect(body['access_token']).toBeUndefined()
@@ -109,7 +109,14 @@ describe('client_credentials needs a client that authenticates', () => {
     const update = await fetch(String(body['registration_client_uri']), {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${String(body['registration_access_token'])}` },
-      body: JSON.stringify({ client_id: body['client_id'], client_secret: body['client_secret'], grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp mcp:admin' }),
+      body: JSON.stringify({
+        client_id: body['client_id'],
+        client_secret: body['client_secret'],
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+        scope: 'mcp mcp:admin',
+      }),
     })
     expect(update.status).toBe(400)
     expect(((await update.json()) as { error: string }).error).toBe('invalid_client_metadata')
@@ -138,7 +145,13 @@ describe('scopes per account', () => {
   it('shows only the scopes the account may have on the consent page', async () => {
     const config = await publicClient()
     const verifier = oidc.randomPKCECodeVerifier()
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'mcp mcp:admin', resource, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'mcp mcp:admin',
+      resource,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    })
     const jar = new CookieJar()
     let response = await fetch(url, { redirect: 'manual' })
     jar.store(response)
@@ -148,7 +161,12 @@ describe('scopes per account', () => {
     const login = await response.text()
     const csrf = /name="csrf" value="([^"]*)"/.exec(login)![1]!
     const action = new URL(/action="([^"]+\/login)"/.exec(login)![1]!, page)
-    response = await fetch(action, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: s.origin }, body: new URLSearchParams({ csrf, ...USER }) })
+    response = await fetch(action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(action), 'content-type': 'application/x-www-form-urlencoded', origin: s.origin },
+      body: new URLSearchParams({ csrf, ...USER }),
+    })
     jar.store(response, action)
     let next = new URL(response.headers.get('location')!, action)
     for (let hop = 0; hop < 5 && !next.pathname.includes('/interaction/'); hop++) {

@@ -36,7 +36,9 @@ async function storeOther(dir: string): Promise<void> {
 async function start(dir: string, clientScope = 'files:read files:write mcp'): Promise<RunningAuthServer> {
   const s = await startAuthServer({
     dataDir: dir,
-    clients: [{ client_id: 'svc', client_secret: 'a service secret of some length', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: clientScope }],
+    clients: [
+      { client_id: 'svc', client_secret: 'a service secret of some length', grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: clientScope },
+    ],
   })
   cleanups.push(() => s.stop())
   return s

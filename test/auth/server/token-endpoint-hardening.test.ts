@@ -19,14 +19,25 @@ beforeAll(async () => {
 afterAll(() => s.stop(true))
 
 async function token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${s.origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) })
+  const response = await fetch(`${s.origin}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  })
   return { status: response.status, body: (await response.json()) as Record<string, unknown> }
 }
 
 async function codeFor(clientId: string): Promise<{ code: string; verifier: string }> {
   const verifier = oidc.randomPKCECodeVerifier()
   const url = new URL(`${s.origin}/authorize`)
-  url.search = new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'mcp', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }).toString()
+  url.search = new URLSearchParams({
+    client_id: clientId,
+    response_type: 'code',
+    redirect_uri: REDIRECT,
+    scope: 'mcp',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString()
   const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
   return { code: callback.searchParams.get('code')!, verifier }
 }
@@ -44,10 +55,17 @@ describe('authorization code redemption', () => {
   })
 
   it('burns the code after a redemption with another redirect_uri', async () => {
-    const client = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT, 'http://127.0.0.1/other'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+    const client = await oidc.dynamicClientRegistration(
+      new URL(s.issuer),
+      { redirect_uris: [REDIRECT, 'http://127.0.0.1/other'], token_endpoint_auth_method: 'none' },
+      oidc.None(),
+      insecure,
+    )
     const clientId = client.clientMetadata().client_id
     const { code, verifier } = await codeFor(clientId)
-    expect((await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: 'http://127.0.0.1/other', code_verifier: verifier })).body['error']).toBe('invalid_grant')
+    expect((await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: 'http://127.0.0.1/other', code_verifier: verifier })).body['error']).toBe(
+      'invalid_grant',
+    )
     expect((await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier })).body['error']).toBe('invalid_grant')
   })
 })
@@ -57,7 +75,8 @@ describe('client authentication', () => {
     const basic = await s.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
     const post = await s.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_post' })
     const asPost = (c: { client_id: string; client_secret?: string }) => token({ grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret! })
-    const asBasic = (c: { client_id: string; client_secret?: string }) => token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}` })
+    const asBasic = (c: { client_id: string; client_secret?: string }) =>
+      token({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from(`${c.client_id}:${c.client_secret}`).toString('base64')}` })
     expect((await asPost(basic)).body['error']).toBe('invalid_client')
     expect((await asBasic(post)).body['error']).toBe('invalid_client')
     expect((await asBasic(basic)).status).toBe(200)
@@ -67,7 +86,14 @@ describe('client authentication', () => {
   it('refuses a private_key_jwt assertion whose iat is in the future, even with a valid exp', async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256')
     const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }
-    const client = await s.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'ES256', jwks: { keys: [jwk] } })
+    const client = await s.as.addClient({
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: { keys: [jwk] },
+    })
     const assertion = (iat: number) =>
       new SignJWT({ jti: crypto.randomUUID() })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -78,7 +104,11 @@ describe('client authentication', () => {
         .setExpirationTime(iat + 600)
         .sign(privateKey)
     const now = Math.floor(Date.now() / 1000)
-    const form = async (iat: number) => ({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: await assertion(iat) })
+    const form = async (iat: number) => ({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: await assertion(iat),
+    })
     const future = await token(await form(now + 3600))
     expect(future.status).toBe(401)
     expect(future.body['error']).toBe('invalid_client')

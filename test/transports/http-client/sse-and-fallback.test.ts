@@ -31,7 +31,12 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
       res.write('event: endpoint\ndata: http://evil.example/messages?sessionId=1\n\n')
     })
     cleanups.push(() => server.close())
-    const error = await newClient().connect(new SseClientTransport(server.url)).then(() => undefined, (e: unknown) => e)
+    const error = await newClient()
+      .connect(new SseClientTransport(server.url))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
     expect(error).toBeInstanceOf(HttpTransportError)
     expect(error).toMatchObject({ code: 'invalid_endpoint' })
   })
@@ -59,7 +64,10 @@ describe('connectHttp', () => {
       res.writeHead(401, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }).end()
     })
     cleanups.push(() => server.close())
-    const error = await connectHttp(newClient(), server.url).then(() => undefined, (e: unknown) => e)
+    const error = await connectHttp(newClient(), server.url).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toMatchObject({ status: 401, wwwAuthenticate: 'Bearer error="invalid_token"' })
   })
 })

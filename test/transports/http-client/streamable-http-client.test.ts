@@ -106,7 +106,10 @@ describe('StreamableHttpClientTransport against the official SDK server', () => 
     })
     cleanups.push(() => server.close())
     const c = new McpClient({ name: 't', version: '1' })
-    const error = await c.connect(new StreamableHttpClientTransport(server.url)).then(() => undefined, (e: unknown) => e)
+    const error = await c.connect(new StreamableHttpClientTransport(server.url)).then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(HttpTransportError)
     expect(error).toMatchObject({ status: 401, wwwAuthenticate: expect.stringContaining('resource_metadata=') })
   })

@@ -91,7 +91,10 @@ describe('endSoon', () => {
       res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': '2' })
       endSoon(res, 'ok')
     })
-    const [broken, ...fine] = await Promise.allSettled([fetch(`${url}/broken`).then((r) => r.text()), ...Array.from({ length: 5 }, () => fetch(`${url}/fine`).then((r) => r.text()))])
+    const [broken, ...fine] = await Promise.allSettled([
+      fetch(`${url}/broken`).then((r) => r.text()),
+      ...Array.from({ length: 5 }, () => fetch(`${url}/fine`).then((r) => r.text())),
+    ])
     expect(broken.status).toBe('rejected')
     expect(fine).toEqual(Array.from({ length: 5 }, () => ({ status: 'fulfilled', value: 'ok' })))
   })

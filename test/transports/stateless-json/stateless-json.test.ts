@@ -16,8 +16,7 @@ async function startRestWithPort(options: Parameters<typeof startKoaApp>[0] = {}
   return { url: `http://127.0.0.1:${port}/rest`, port }
 }
 
-const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  post(url, body, { headers: { Accept: 'application/json', ...headers } })
+const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) => post(url, body, { headers: { Accept: 'application/json', ...headers } })
 
 describe('stateless JSON endpoint', () => {
   it('answers a tools/call with application/json, without initialize and without a session', async () => {
@@ -31,7 +30,13 @@ describe('stateless JSON endpoint', () => {
 
   it('keeps two clients that use the same request id apart', async () => {
     const url = await startRest()
-    const answers = await Promise.all(['first', 'second', 'third'].map((text) => postJson(url, callTool(1, 'slow_count', { steps: 2, delayMs: 10 })).then(() => postJson(url, callTool(1, 'echo', { text }))).then((r) => r.json())))
+    const answers = await Promise.all(
+      ['first', 'second', 'third'].map((text) =>
+        postJson(url, callTool(1, 'slow_count', { steps: 2, delayMs: 10 }))
+          .then(() => postJson(url, callTool(1, 'echo', { text })))
+          .then((r) => r.json()),
+      ),
+    )
     expect(answers.map((a) => (a as { id: number; result: { content: Array<{ text: string }> } }).result.content[0]!.text)).toEqual(['first', 'second', 'third'])
     expect(answers.every((a) => (a as { id: number }).id === 1)).toBe(true)
   })
@@ -135,7 +140,10 @@ describe('stateless JSON endpoint', () => {
 })
 
 describe('stateless JSON endpoint, MCP 2026-07-28', () => {
-  const meta = (capabilities: Record<string, unknown> = {}) => ({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': capabilities })
+  const meta = (capabilities: Record<string, unknown> = {}) => ({
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  })
   const headers = (method: string, name?: string) => ({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name === undefined ? {} : { 'Mcp-Name': name }) })
 
   it('serves a 2026-07-28 request as JSON, with resultType and no notifications even when it logs', async () => {

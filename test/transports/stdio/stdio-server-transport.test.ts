@@ -26,7 +26,11 @@ async function open(options: { maxLineBytes?: number } = {}) {
     closes: () => closes,
     written: () => written,
     /** The lines written so far, parsed. */
-    output: () => written.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>),
+    output: () =>
+      written
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   }
 }
 
@@ -91,7 +95,10 @@ describe('StdioServerTransport', () => {
     await tick()
     await tick()
     expect(raw.endsWith('\n')).toBe(true)
-    const output = raw.slice(0, -1).split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const output = raw
+      .slice(0, -1)
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     for (const message of output) {
       expect(message.jsonrpc).toBe('2.0')
       expect('result' in message !== 'error' in message).toBe(true)
@@ -100,7 +107,11 @@ describe('StdioServerTransport', () => {
     expect(byId(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }])
     expect(byId(2)).toEqual([{ jsonrpc: '2.0', id: 2, result: { text: 'line1\nline2' } }])
     expect(byId(3)[0]?.error).toMatchObject({ code: -32601 })
-    expect(byId(null).map((m) => (m.error as { code: number }).code).sort()).toEqual([-32700, -32600].sort())
+    expect(
+      byId(null)
+        .map((m) => (m.error as { code: number }).code)
+        .sort(),
+    ).toEqual([-32700, -32600].sort())
     expect(output).toHaveLength(5)
   })
 

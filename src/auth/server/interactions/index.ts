@@ -49,7 +49,10 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       try {
         await upstreamCallback(ctx, deps)
       } catch (error) {
-        page(ctx, 502, 'error', 'Sign-in failed', { error: 'identity provider error', description: 'The identity provider could not be reached or answered in a way we could not use. Try again later.' })
+        page(ctx, 502, 'error', 'Sign-in failed', {
+          error: 'identity provider error',
+          description: 'The identity provider could not be reached or answered in a way we could not use. Try again later.',
+        })
         ctx.app.emit('error', error, ctx)
       }
       return

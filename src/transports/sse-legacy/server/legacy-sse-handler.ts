@@ -54,7 +54,11 @@ export class LegacySseHandler {
       maxSessions: options.maxSessions ?? defaults.streamableHttp.maxSessions,
       maxSessionsPerPrincipal: options.maxSessionsPerPrincipal ?? defaults.streamableHttp.maxSessionsPerPrincipal,
     }
-    this.#limits = new SessionLimits({ maxSessions: this.#options.maxSessions, maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal, minIdleMs: defaults.streamableHttp.evictIdleAfterMs })
+    this.#limits = new SessionLimits({
+      maxSessions: this.#options.maxSessions,
+      maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal,
+      minIdleMs: defaults.streamableHttp.evictIdleAfterMs,
+    })
   }
 
   /** GET on the SSE path: open a session. */

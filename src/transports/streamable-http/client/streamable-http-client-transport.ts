@@ -137,7 +137,13 @@ export class StreamableHttpClientTransport implements Transport {
         return
       }
     }
-    const headers: Record<string, string> = { ...this.#options.headers, ...extra, Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json', 'MCP-Protocol-Version': version }
+    const headers: Record<string, string> = {
+      ...this.#options.headers,
+      ...extra,
+      Accept: 'application/json, text/event-stream',
+      'Content-Type': 'application/json',
+      'MCP-Protocol-Version': version,
+    }
     if ('method' in message) {
       headers['Mcp-Method'] = message.method
       const field = NAME_FIELD[message.method]
@@ -289,8 +295,7 @@ export class StreamableHttpClientTransport implements Transport {
         this.onerror?.(new HttpTransportError('stream_failed', `gave up resuming an SSE stream after ${failures} attempts`))
         return
       }
-      const delay =
-        state.retryMs ?? Math.min(this.#options.reconnectInitialDelayMs * this.#options.reconnectGrowth ** failures, this.#options.reconnectMaxDelayMs)
+      const delay = state.retryMs ?? Math.min(this.#options.reconnectInitialDelayMs * this.#options.reconnectGrowth ** failures, this.#options.reconnectMaxDelayMs)
       failures++
       await sleep(delay, this.#closing.signal)
       if (this.#closed) return

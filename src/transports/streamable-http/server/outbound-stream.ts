@@ -91,7 +91,6 @@ export class OutboundStream {
     return this.#tail
   }
 
-
   /** A client resumed this stream (GET with Last-Event-ID): replay what it missed, then go on here. */
   attach(res: ServerResponse, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
     this.#writer?.end()
@@ -186,7 +185,6 @@ export class OutboundStream {
       if (this.connected) this.#writer!.event(JSON.stringify(message), stored)
     })
   }
-
 
   #startSse(prime = this.#options.prime, flush = this.#isStandalone): void {
     this.#mode = 'sse'

@@ -136,7 +136,11 @@ export class StreamableHttpHandler {
       maxListenStreams: this.#options.maxListenStreams,
       maxListenStreamsPerPrincipal: this.#options.maxListenStreamsPerPrincipal,
     })
-    this.#limits = new SessionLimits({ maxSessions: this.#options.maxSessions, maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal, minIdleMs: defaults.streamableHttp.evictIdleAfterMs })
+    this.#limits = new SessionLimits({
+      maxSessions: this.#options.maxSessions,
+      maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal,
+      minIdleMs: defaults.streamableHttp.evictIdleAfterMs,
+    })
     if (!this.#options.stateless) {
       this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
       this.#sweep.unref()

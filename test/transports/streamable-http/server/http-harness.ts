@@ -53,7 +53,10 @@ async function listen(listener: RequestListener, onClose: () => Promise<void>): 
 /** The handler alone on a plain node:http server (the demo server unless one is given). */
 export async function startHandler(options: Partial<StreamableHttpOptions> = {}, server: McpServer = createDemoServer()): Promise<Harness> {
   const handler = new StreamableHttpHandler(server, { allowedHosts: ['127.0.0.1', 'localhost'], ...options })
-  const { port, close } = await listen((req, res) => void handler.handle(req, res), () => handler.close())
+  const { port, close } = await listen(
+    (req, res) => void handler.handle(req, res),
+    () => handler.close(),
+  )
   return { url: `http://127.0.0.1:${port}/mcp`, port, server, handler, close }
 }
 

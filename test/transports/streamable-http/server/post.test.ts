@@ -4,20 +4,7 @@
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  SseStream,
-  UUID,
-  callTool,
-  closeAll,
-  errorBody,
-  initialize,
-  notification,
-  post,
-  postSse,
-  readAnswer,
-  request,
-  startHandler,
-} from './http-harness.js'
+import { SseStream, UUID, callTool, closeAll, errorBody, initialize, notification, post, postSse, readAnswer, request, startHandler } from './http-harness.js'
 
 afterEach(closeAll)
 
@@ -123,12 +110,7 @@ describe('POST with requests', () => {
     const response = await post(url, callTool(3, 'slow_count', { steps: 3, delayMs: 5 }, { progressToken: 'tok' }), session.options)
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const messages = await readAnswer(response)
-    expect(messages.map((m) => m.method ?? `response ${m.id}`)).toEqual([
-      'notifications/progress',
-      'notifications/progress',
-      'notifications/progress',
-      'response 3',
-    ])
+    expect(messages.map((m) => m.method ?? `response ${m.id}`)).toEqual(['notifications/progress', 'notifications/progress', 'notifications/progress', 'response 3'])
     expect(messages.slice(0, 3).map((m) => [m.params.progressToken, m.params.progress, m.params.total])).toEqual([
       ['tok', 1, 3],
       ['tok', 2, 3],
@@ -304,11 +286,7 @@ describe('POST batches', () => {
     const { url } = await startHandler({ preferJsonResponse: true })
     const session = await initialize(url, { protocolVersion: '2025-03-26' })
     expect(session.version).toBe('2025-03-26')
-    const response = await post(
-      url,
-      [callTool(10, 'echo', { text: 'a' }), notification('notifications/roots/list_changed'), callTool(11, 'add', { a: 2, b: 3 })],
-      session.options,
-    )
+    const response = await post(url, [callTool(10, 'echo', { text: 'a' }), notification('notifications/roots/list_changed'), callTool(11, 'add', { a: 2, b: 3 })], session.options)
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     const body = (await response.json()) as Array<{ id: number; result: { content: Array<{ text: string }> } }>

@@ -8,9 +8,7 @@ import { ACCEPT_BOTH, closeAll, errorBody, get, initialize, post, rawRequest, re
 
 afterEach(closeAll)
 
-const initializeBody = JSON.stringify(
-  request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } }),
-)
+const initializeBody = JSON.stringify(request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } }))
 const postHeaders = { 'Content-Type': 'application/json', Accept: ACCEPT_BOTH }
 
 describe('Origin', () => {

@@ -31,7 +31,12 @@ function headersFor(method: string, params: Record<string, unknown> = {}): Recor
 }
 
 let nextId = 1
-async function send(url: string, method: string, params: Record<string, unknown> = {}, options: { capabilities?: Record<string, unknown>; headers?: Record<string, string>; id?: number } = {}) {
+async function send(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { capabilities?: Record<string, unknown>; headers?: Record<string, string>; id?: number } = {},
+) {
   const body = { ...params, _meta: { ...meta(options.capabilities), ...(params._meta as object | undefined) } }
   const id = options.id ?? nextId++
   const response = await post(url, request(id, method, body), { headers: { ...headersFor(method, params), ...options.headers } })
@@ -153,10 +158,12 @@ describe('multi-round input (MRTR) on 2026-07-28', () => {
     const { url } = await startHandler()
     const first = (await send(url, 'tools/call', tool, { capabilities: caps })).answer.result
     expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { step1: { method: 'elicitation/create' } } })
-    const second = (await send(url, 'tools/call', { ...tool, inputResponses: { step1: accept({ name: 'Ada' }) }, requestState: first.requestState }, { capabilities: caps })).answer.result
+    const second = (await send(url, 'tools/call', { ...tool, inputResponses: { step1: accept({ name: 'Ada' }) }, requestState: first.requestState }, { capabilities: caps })).answer
+      .result
     expect(second).toMatchObject({ resultType: 'input_required', inputRequests: { step2: { method: 'elicitation/create' } } })
     expect(second.inputRequests.step1).toBeUndefined()
-    const third = (await send(url, 'tools/call', { ...tool, inputResponses: { step2: accept({ color: 'green' }) }, requestState: second.requestState }, { capabilities: caps })).answer.result
+    const third = (await send(url, 'tools/call', { ...tool, inputResponses: { step2: accept({ color: 'green' }) }, requestState: second.requestState }, { capabilities: caps }))
+      .answer.result
     expect(third).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Ada likes green' }] })
   })
 
@@ -196,7 +203,8 @@ describe('multi-round input (MRTR) on 2026-07-28', () => {
     const { url } = await startHandler()
     const single = { name: 'test_input_required_result_elicitation', arguments: {} }
     const first = (await send(url, 'tools/call', single, { capabilities: caps })).answer.result
-    const retry = (await send(url, 'tools/call', { ...single, inputResponses: { user_name: { nonsense: true } }, requestState: first.requestState }, { capabilities: caps })).answer.result
+    const retry = (await send(url, 'tools/call', { ...single, inputResponses: { user_name: { nonsense: true } }, requestState: first.requestState }, { capabilities: caps })).answer
+      .result
     expect(retry).toMatchObject({ resultType: 'input_required', inputRequests: { user_name: { method: 'elicitation/create' } } })
   })
 })

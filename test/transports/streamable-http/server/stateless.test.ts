@@ -91,22 +91,22 @@ describe('stateless mode', () => {
 
   it('keeps concurrent clients apart even when they use the same request id', async () => {
     const { url } = await startHandler({ stateless: true, preferJsonResponse: true })
-    const answers = await Promise.all(
-      ['first', 'second', 'third'].map(async (text) => (await post(url, callTool(1, 'echo', { text }), { version: '2025-11-25' })).json()),
-    )
+    const answers = await Promise.all(['first', 'second', 'third'].map(async (text) => (await post(url, callTool(1, 'echo', { text }), { version: '2025-11-25' })).json()))
     expect(answers).toEqual(['first', 'second', 'third'].map((text) => ({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })))
   })
 
   it('ends the work of a client that hangs up', async () => {
     const server = createDemoServer()
     let aborted = false
-    server.registerTool({ name: 'wait_forever', description: 'waits until cancelled' }, (_args, context) =>
-      new Promise((_resolve, reject) => {
-        context.signal.addEventListener('abort', () => {
-          aborted = true
-          reject(context.signal.reason)
-        })
-      }),
+    server.registerTool(
+      { name: 'wait_forever', description: 'waits until cancelled' },
+      (_args, context) =>
+        new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => {
+            aborted = true
+            reject(context.signal.reason)
+          })
+        }),
     )
     const { url } = await startHandler({ stateless: true }, server)
     const controller = new AbortController()
