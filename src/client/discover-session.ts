@@ -39,10 +39,10 @@ export async function discoverSession(endpoint: Endpoint, transport: Transport, 
         request.signal === undefined ? {} : { signal: request.signal },
       )
     } catch (error) {
-      if (error instanceof JsonRpcError && error.code === ErrorCode.UnsupportedProtocolVersion) {
+      const refusal = versionRefusal(error, request.versions)
+      if (refusal !== undefined) {
         // the spec's corrective step: retry once in a revision the server listed, even the same one
-        const supported = supportedOf(error.data)
-        const retry = shared(supported, request.versions)
+        const { supported, retry } = refusal
         if (retry !== undefined && attempt === 0) {
           version = retry
           continue
@@ -79,8 +79,14 @@ function shared(offered: unknown, ours: readonly string[]): string | undefined {
   return ours.find((version) => offered.includes(version) && isStatelessRevision(version))
 }
 
-function supportedOf(data: unknown): unknown {
-  return typeof data === 'object' && data !== null ? (data as { supported?: unknown }).supported : undefined
+/**
+ * A `-32022` refusal: the revisions the server listed (`data.supported`) and the newest stateless
+ * one of ours among them, to retry in; undefined for any other error.
+ */
+export function versionRefusal(error: unknown, ours: readonly string[]): { supported: unknown; retry: string | undefined } | undefined {
+  if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined
+  const supported = typeof error.data === 'object' && error.data !== null ? (error.data as { supported?: unknown }).supported : undefined
+  return { supported, retry: shared(supported, ours) }
 }
 
 /** What a server of the handshake era answers a request before `initialize`. */

@@ -28,7 +28,7 @@ import { clientEndpointOptions } from './client-endpoint-options.js'
 import { routeServerNotifications, type McpClientEvents } from './client-events.js'
 import { ClientHandlers, type ElicitationHandler, type SamplingHandler } from './client-handlers.js'
 import type { ConnectOptions, McpClientOptions } from './client-options.js'
-import { discoverSession } from './discover-session.js'
+import { discoverSession, versionRefusal } from './discover-session.js'
 import { initializeSession } from './initialize-session.js'
 import { requestWithInputRounds } from './input-rounds.js'
 import { ListenStream, type ListenFilter } from './listen-stream.js'
@@ -367,7 +367,7 @@ export class McpClient extends EventEmitter<McpClientEvents> {
         this.#handlers.answerInput(asked, askedParams, inputContext(key, asked, askedParams, options.signal), declared, this.#validator)
       return await requestWithInputRounds(method, params, send, answer, this.#options.maxInputRounds ?? defaults.client.maxInputRounds)
     } catch (error) {
-      const other = retried ? undefined : sharedRevisionAfterRefusal(error, this.#options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS)
+      const other = retried ? undefined : versionRefusal(error, this.#options.supportedProtocolVersions ?? SUPPORTED_PROTOCOL_VERSIONS)?.retry
       if (other === undefined) throw error
       envelope.protocolVersion = other
       endpoint.transport?.setProtocolVersion?.(other)
@@ -437,14 +437,6 @@ export class McpClient extends EventEmitter<McpClientEvents> {
     if (this.listenerCount('error') > 0) this.emit('error', error)
     else this.onerror?.(error)
   }
-}
-
-/** The newest stateless revision we share with a server that refused a request with -32022 (retried once). */
-function sharedRevisionAfterRefusal(error: unknown, ours: readonly string[]): string | undefined {
-  if (!(error instanceof JsonRpcError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined
-  const supported = (error.data as { supported?: unknown } | undefined)?.supported
-  if (!Array.isArray(supported)) return undefined
-  return ours.find((version) => isStatelessRevision(version) && supported.includes(version))
 }
 
 /** What an elicitation, sampling or roots handler gets for a question of an input-required result. */
