@@ -21,6 +21,12 @@ export interface GrantSummary {
 /** Models that carry a grant's tokens and codes. */
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
 
+/** Removes every token and code issued from a grant, then the grant itself, from storage. */
+export async function destroyGrant(adapter: (name: string) => OidcAdapter, grantId: string): Promise<void> {
+  for (const model of GRANT_MODELS) await adapter(model).revokeByGrantId(grantId)
+  await adapter('Grant').destroy(grantId)
+}
+
 /**
  * What was granted, and the end of it. A grant is what a user consented to for one client; ending
  * it removes every token and code issued from it, the grant itself and the remembered consent,
@@ -74,8 +80,7 @@ export class GrantAdmin {
   async revoke(grantId: string): Promise<boolean> {
     const grant = await this.#adapter('Grant').find(grantId)
     if (grant === undefined) return false
-    for (const model of GRANT_MODELS) await this.#adapter(model).revokeByGrantId(grantId)
-    await this.#adapter('Grant').destroy(grantId)
+    await destroyGrant(this.#adapter, grantId)
     await this.#consents.forget(String(grant['accountId']), String(grant['clientId']))
     this.#provider.emit('grant.revoked', undefined, grantId)
     return true

@@ -2,10 +2,9 @@ import type { Context, Middleware, Next } from 'koa'
 import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { UpstreamSessions } from '../delegation/upstream-login.js'
+import { destroyGrant } from './grant-admin.js'
 import { readFormOnce } from './replayable-body.js'
 import { OAuthError, PayloadTooLargeError } from '../errors.js'
-
-const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
 
 /**
  * With delegated login, our grants stand on upstream sessions. Before a refresh token is
@@ -24,8 +23,7 @@ export function upstreamGuard(options: {
   const { provider, sessions } = options
 
   async function endGrant(grantId: string): Promise<void> {
-    for (const model of GRANT_MODELS) await options.adapter(model).revokeByGrantId(grantId)
-    await options.adapter('Grant').destroy(grantId)
+    await destroyGrant(options.adapter, grantId)
     await sessions.revoke(grantId)
   }
 
