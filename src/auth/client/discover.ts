@@ -114,6 +114,17 @@ function issuerMismatch(url: string, expected: string, found: unknown, cause?: u
 }
 
 /**
+ * The authorization server and resource an MCP server's metadata names: its first
+ * `authorization_servers` entry and its `resource`; for a 2025-03-26 server without metadata, its
+ * origin and its own URL. Undefined when the metadata names no authorization server.
+ */
+export function namedAuthorization(serverUrl: string, resourceMetadata: ResourceMetadata | undefined): { issuer: string; resource: string } | undefined {
+  if (resourceMetadata === undefined) return { issuer: new URL(serverUrl).origin, resource: canonicalServerUri(serverUrl) }
+  const issuer = resourceMetadata.authorization_servers?.[0]
+  return issuer === undefined ? undefined : { issuer, resource: resourceMetadata.resource }
+}
+
+/**
  * Everything discovery finds for an MCP server that answered 401: PRM → authorization server →
  * its metadata; for a 2025-03-26 server without PRM, the authorization base URL (the server's
  * origin) and, without metadata there either, the default `/authorize`, `/token`, `/register`.
@@ -122,13 +133,11 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
   const resourceMetadata = await discoverResourceMetadata(serverUrl, challenge, fetchImpl)
   // RFC 8707 / MCP: the identifier exactly as the metadata publishes it (a pathless
   // "http://host" stays pathless), else the canonical form of the server URL
-  const resource = resourceMetadata?.resource ?? canonicalServerUri(serverUrl)
+  const named = namedAuthorization(serverUrl, resourceMetadata)
+  if (named === undefined) throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
+  const { issuer, resource } = named
   const challengeScope = bearerParams(challenge)?.['scope']
   const scope = challengeScope ?? resourceMetadata?.scopes_supported?.join(' ')
-  const issuer = resourceMetadata?.authorization_servers?.[0] ?? new URL(serverUrl).origin
-  if (resourceMetadata !== undefined && resourceMetadata.authorization_servers?.[0] === undefined) {
-    throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
-  }
   let server: oauth.AuthorizationServer | undefined
   try {
     server = resourceMetadata !== undefined ? await discoverAuthorizationServerMetadata(issuer, fetchImpl) : await legacyAuthorizationServerMetadata(issuer, fetchImpl)

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi'
 import * as client from 'openid-client'
 import { defaults } from '../../config/defaults.js'
-import { canonicalServerUri, discoverAuthorization, discoverResourceMetadata, type DiscoveredAuthorization } from './discover.js'
+import { discoverAuthorization, discoverResourceMetadata, namedAuthorization, type DiscoveredAuthorization } from './discover.js'
 import { describingFetch } from './describe-fetch-error.js'
 import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
@@ -189,9 +189,7 @@ export class McpOAuth {
   /** The issuer and resource this server's metadata names (the 2025-03-26 origin without metadata). */
   async #boundByResourceMetadata(): Promise<{ issuer: string; resource: string } | undefined> {
     try {
-      const metadata = await discoverResourceMetadata(this.#serverUrl, null, this.#fetch)
-      const issuer = metadata === undefined ? new URL(this.#serverUrl).origin : metadata.authorization_servers?.[0]
-      return issuer === undefined ? undefined : { issuer, resource: metadata?.resource ?? canonicalServerUri(this.#serverUrl) }
+      return namedAuthorization(this.#serverUrl, await discoverResourceMetadata(this.#serverUrl, null, this.#fetch))
     } catch {
       return undefined
     }
