@@ -2,10 +2,6 @@ import { ErrorCode } from './codes.js'
 import { JsonRpcError } from './error.js'
 import {
   JSONRPC_VERSION,
-  JsonRpcErrorResponseSchema,
-  JsonRpcNotificationSchema,
-  JsonRpcRequestSchema,
-  JsonRpcResultResponseSchema,
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -31,34 +27,22 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   const record = value as Record<string, unknown>
   const fast = classifyWellFormed(record)
   if (fast !== undefined) return fast
-  // the slow path: the zod schemas say precisely what is wrong
+  // the slow path: say precisely what is wrong
   if ('method' in record) {
-    if ('id' in record) {
-      const parsed = JsonRpcRequestSchema.safeParse(value)
-      if (parsed.success) return { kind: 'request', message: parsed.data }
-      throw invalid(parsed.error.issues, record.id)
-    }
-    const parsed = JsonRpcNotificationSchema.safeParse(value)
-    if (parsed.success) return { kind: 'notification', message: parsed.data }
-    throw invalid(parsed.error.issues)
+    const hasId = 'id' in record
+    throw invalid([...envelopeProblems(record, hasId ? 'request' : 'notification'), ...methodProblems(record)], hasId ? record.id : undefined)
   }
-  if ('result' in record && !('error' in record)) {
-    const parsed = JsonRpcResultResponseSchema.safeParse(value)
-    if (parsed.success) return { kind: 'response', message: parsed.data as JsonRpcResultResponse }
-    throw invalid(parsed.error.issues)
-  }
-  if ('error' in record && !('result' in record)) {
-    const parsed = JsonRpcErrorResponseSchema.safeParse(value)
-    if (parsed.success) return { kind: 'response', message: parsed.data as JsonRpcErrorResponse }
-    throw invalid(parsed.error.issues)
+  const hasResult = 'result' in record
+  if (hasResult !== 'error' in record) {
+    throw invalid(hasResult ? [...envelopeProblems(record, 'result'), ...resultProblems(record)] : [...envelopeProblems(record, 'error'), ...errorProblems(record)])
   }
   throw new JsonRpcError(ErrorCode.InvalidRequest, 'Invalid Request: not a request, notification or response')
 }
 
 /**
- * The hot path: a plain structural check that accepts exactly what the zod schemas accept for
- * well-formed messages, without copying them. Anything it does not recognise (undefined) goes
- * to the schemas, which either accept it or explain the problem.
+ * The hot path: a plain structural check that accepts well-formed messages without copying
+ * them. Anything it does not recognise (undefined) is invalid, and the problem functions below
+ * say why.
  */
 function classifyWellFormed(record: Record<string, unknown>): ClassifiedMessage | undefined {
   if (record.jsonrpc !== JSONRPC_VERSION) return undefined
@@ -96,8 +80,48 @@ export function salvageId(value: unknown): RequestId | null {
   return null
 }
 
-function invalid(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, id?: unknown): JsonRpcError {
-  const detail = issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ')
+type Kind = 'request' | 'notification' | 'result' | 'error'
+
+/** What is wrong with the members every message shares: `jsonrpc` and, but for notifications, `id`. */
+function envelopeProblems(record: Record<string, unknown>, kind: Kind): string[] {
+  const problems: string[] = []
+  if (record.jsonrpc !== JSONRPC_VERSION) problems.push(`jsonrpc: must be "${JSONRPC_VERSION}", got ${describe(record.jsonrpc)}`)
+  if (kind !== 'notification' && !isRequestId(record.id) && !(kind === 'error' && record.id === null)) {
+    problems.push(`id: must be a string or an integer${kind === 'error' ? ' (or null)' : ''}, got ${describe(record.id)}`)
+  }
+  return problems
+}
+
+function methodProblems(record: Record<string, unknown>): string[] {
+  const problems: string[] = []
+  if (typeof record.method !== 'string') problems.push(`method: must be a string, got ${describe(record.method)}`)
+  if (record.params !== undefined && !isPlainObject(record.params)) problems.push(`params: must be an object, got ${describe(record.params)}`)
+  return problems
+}
+
+function resultProblems(record: Record<string, unknown>): string[] {
+  return isPlainObject(record.result) ? [] : [`result: must be an object, got ${describe(record.result)}`]
+}
+
+function errorProblems(record: Record<string, unknown>): string[] {
+  const error = record.error
+  if (!isPlainObject(error)) return [`error: must be an object, got ${describe(error)}`]
+  const problems: string[] = []
+  if (!Number.isInteger(error.code)) problems.push(`error.code: must be an integer, got ${describe(error.code)}`)
+  if (typeof error.message !== 'string') problems.push(`error.message: must be a string, got ${describe(error.message)}`)
+  return problems
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a fractional number'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
+}
+
+function invalid(problems: readonly string[], id?: unknown): JsonRpcError {
+  const detail = problems.length > 0 ? problems.join('; ') : 'not a well-formed JSON-RPC 2.0 message'
   return new JsonRpcError(ErrorCode.InvalidRequest, `Invalid Request: ${detail}`, { id: salvageId(id) })
 }
 

@@ -68,6 +68,7 @@ describe('classifyMessage', () => {
   it('refuses a request with the wrong jsonrpc version and salvages its id', () => {
     const error = refusal({ jsonrpc: '1.0', id: 5, method: 'ping' })
     expect(error.code).toBe(ErrorCode.InvalidRequest)
+    expect(error.message).toBe('Invalid Request: jsonrpc: must be "2.0", got a string')
     expect(error.data).toEqual({ id: 5 })
   })
 
@@ -99,7 +100,7 @@ describe('classifyMessage', () => {
   it('refuses a request whose method is not a string and salvages its id', () => {
     const error = refusal({ jsonrpc: '2.0', id: 9, method: 42 })
     expect(error.code).toBe(ErrorCode.InvalidRequest)
-    expect(error.message).toMatch(/method/)
+    expect(error.message).toBe('Invalid Request: method: must be a string, got an integer')
     expect(error.data).toEqual({ id: 9 })
   })
 
@@ -137,7 +138,9 @@ describe('classifyMessage', () => {
 
   it('refuses an error response whose error object is malformed', () => {
     expect(refusal({ jsonrpc: '2.0', id: 1, error: { message: 'no code' } }).code).toBe(ErrorCode.InvalidRequest)
-    expect(refusal({ jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'x' } }).code).toBe(ErrorCode.InvalidRequest)
+    const fractional = refusal({ jsonrpc: '2.0', id: 1, error: { code: 1.5, message: 'x' } })
+    expect(fractional.code).toBe(ErrorCode.InvalidRequest)
+    expect(fractional.message).toBe('Invalid Request: error.code: must be an integer, got a fractional number')
     expect(refusal({ jsonrpc: '2.0', id: 1, error: 'boom' }).code).toBe(ErrorCode.InvalidRequest)
   })
 
