@@ -1,4 +1,3 @@
-import { defaults } from '../config/defaults.js'
 import {
   ErrorCode,
   JSONRPC_VERSION,
@@ -23,11 +22,17 @@ import { InboundRequestContext } from './inbound-context.js'
 import { sendRequest } from './outgoing-request.js'
 import { deliverProgress } from './progress.js'
 import type { RequestOptions } from './request-options.js'
-import type { MessageExtra, SendOptions, Transport } from './transport.js'
+import type { MessageExtra, SendOptions, Transport, TransportSink } from './transport.js'
 
 export type RequestHandler = (params: JsonRpcParams, context: RequestContext) => unknown
 export type NotificationHandler = (params: JsonRpcParams, extra: MessageExtra | undefined) => void | Promise<void>
 
+/**
+ * Limits and hooks of one endpoint. The endpoint keeps this object (it does not copy it) and
+ * calls the hooks as its methods, so one object of a class can hold them all: a server with
+ * thousands of sessions then holds no closure per hook and session. Unset limits fall back to
+ * `defaults.protocol`.
+ */
 export interface EndpointOptions {
   requestTimeoutMs?: number
   resetTimeoutOnProgress?: boolean
@@ -55,11 +60,19 @@ export interface EndpointOptions {
    * that also carries a handshake-era session).
    */
   routeRequest?: (request: JsonRpcRequest) => RequestHandler | undefined
+  /** Notifications no handler is registered for, unless `fallbackNotificationHandler` is set. */
+  unhandledNotification?: (method: string, params: JsonRpcParams, extra: MessageExtra | undefined) => void
+  /** The connection closed (called before the endpoint's `onclose`). */
+  closed?: () => void
+  /** An error no response can carry (an invalid message, a failed send); before `onerror`. */
+  failed?: (error: Error) => void
 }
 
 type Result = Record<string, unknown>
 /** Where an inbound request's response goes: straight to the transport, or into a batch. */
 type Reply = (response: JsonRpcResponse) => void
+
+const NO_OPTIONS: EndpointOptions = {}
 
 /** The request handlers every endpoint starts with, shared until one sets or removes its own. */
 const BUILT_IN_REQUESTS: ReadonlyMap<string, RequestHandler> = new Map([['ping', () => ({})]])
@@ -70,7 +83,7 @@ const BUILT_IN_REQUESTS: ReadonlyMap<string, RequestHandler> = new Map([['ping',
  * concerns it coordinates (ids, timeouts, cancellation, progress) each live in their own module.
  */
 export class Endpoint {
-  readonly #options: Required<Pick<EndpointOptions, 'requestTimeoutMs' | 'resetTimeoutOnProgress' | 'maxTotalTimeoutMs' | 'maxPendingRequests'>> & EndpointOptions
+  readonly #options: EndpointOptions
   // Made when an endpoint registers its own handlers: until then the built-ins are shared, so a
   // server's idle sessions (thousands of them) hold no handler tables or closures of their own
   #requestHandlers: Map<string, RequestHandler> | undefined
@@ -85,21 +98,28 @@ export class Endpoint {
   /** Receives notifications no handler is registered for (otherwise they are ignored). */
   fallbackNotificationHandler?: (method: string, params: JsonRpcParams, extra: MessageExtra | undefined) => void
 
-  constructor(options: EndpointOptions = {}) {
-    // undefined options fall back to the defaults instead of overriding them. One literal of one
-    // shape: a spread followed by more keys gives every copy a hidden class of its own (~300 bytes
-    // per session of a server with thousands of them)
-    this.#options = {
-      requestTimeoutMs: options.requestTimeoutMs ?? defaults.protocol.requestTimeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? defaults.protocol.resetTimeoutOnProgress,
-      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? defaults.protocol.maxTotalTimeoutMs,
-      maxPendingRequests: options.maxPendingRequests ?? defaults.protocol.maxPendingRequests,
-      assertCanRequest: options.assertCanRequest,
-      assertCanNotify: options.assertCanNotify,
-      resolveRequestHandler: options.resolveRequestHandler,
-      acceptsBatch: options.acceptsBatch,
-      beforeRequest: options.beforeRequest,
-      routeRequest: options.routeRequest,
+  constructor(options: EndpointOptions = NO_OPTIONS) {
+    // kept, not copied: sessions of one server share one object, or hold one of their own
+    this.#options = options
+  }
+
+  /**
+   * Hands a transport's events to its endpoint (transports with `attach`): one small object per
+   * connection instead of three closures.
+   */
+  static readonly #Sink = class implements TransportSink {
+    readonly #endpoint: Endpoint
+    constructor(endpoint: Endpoint) {
+      this.#endpoint = endpoint
+    }
+    receive(payload: unknown, extra?: MessageExtra): void {
+      this.#endpoint.receive(payload, extra)
+    }
+    error(error: Error): void {
+      this.#endpoint.#reportError(error)
+    }
+    closed(): void {
+      this.#endpoint.#onTransportClosed()
     }
   }
 
@@ -122,9 +142,13 @@ export class Endpoint {
   async connect(transport: Transport): Promise<void> {
     if (this.#transport !== undefined) throw new LocalError('invalid_state', 'this endpoint is already connected')
     this.#transport = transport
-    transport.onmessage = (payload, extra) => this.receive(payload, extra)
-    transport.onerror = (error) => this.#reportError(error)
-    transport.onclose = () => this.#onTransportClosed()
+    if (transport.attach !== undefined) {
+      transport.attach(new Endpoint.#Sink(this))
+    } else {
+      transport.onmessage = (payload, extra) => this.receive(payload, extra)
+      transport.onerror = (error) => this.#reportError(error)
+      transport.onclose = () => this.#onTransportClosed()
+    }
     await transport.start()
   }
 
@@ -323,9 +347,16 @@ export class Endpoint {
     const registered = this.#notificationHandlers?.get(method)
     const builtIn = registered === undefined && Object.hasOwn(Endpoint.#builtInNotifications, method) ? Endpoint.#builtInNotifications[method] : undefined
     const fallback = this.fallbackNotificationHandler
+    const options = this.#options
     // unknown notifications are ignored unless a fallback wants them
-    if (registered === undefined && builtIn === undefined && fallback === undefined) return
-    const handler: NotificationHandler = registered ?? (builtIn === undefined ? (params, extra) => fallback!(method, params, extra) : (params) => builtIn.call(this, params))
+    if (registered === undefined && builtIn === undefined && fallback === undefined && options.unhandledNotification === undefined) return
+    const handler: NotificationHandler =
+      registered ??
+      (builtIn === undefined
+        ? fallback === undefined
+          ? (params, extra) => options.unhandledNotification?.(method, params, extra)
+          : (params, extra) => fallback(method, params, extra)
+        : (params) => builtIn.call(this, params))
     try {
       const result = handler(notification.params ?? {}, extra)
       if (result instanceof Promise) result.catch((error: unknown) => this.#reportError(asError(error)))
@@ -392,10 +423,12 @@ export class Endpoint {
     this.#closed = true
     this.#pending.rejectAll(() => new LocalError('connection_closed', 'the connection closed before a response arrived'))
     this.#inFlight.abortAll('the connection closed')
+    this.#options.closed?.()
     this.onclose?.()
   }
 
   #reportError(error: Error): void {
+    this.#options.failed?.(error)
     this.onerror?.(error)
   }
 }

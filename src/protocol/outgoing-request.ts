@@ -1,9 +1,11 @@
+import { defaults } from '../config/defaults.js'
 import { JSONRPC_VERSION, JsonRpcError, type JsonRpcParams, type JsonRpcRequest, type RequestId } from '../jsonrpc/index.js'
 import type { PendingRequests } from './correlation.js'
 import { LocalError } from './errors.js'
 import type { RequestOptions } from './request-options.js'
 import { RequestTimer } from './timeouts.js'
 import type { SendOptions, Transport } from './transport.js'
+import type { EndpointOptions } from './endpoint.js'
 
 type Result = Record<string, unknown>
 
@@ -12,13 +14,8 @@ export interface OutgoingDeps {
   transport: Transport | undefined
   closed: boolean
   pending: PendingRequests
-  options: {
-    requestTimeoutMs: number
-    resetTimeoutOnProgress: boolean
-    maxTotalTimeoutMs: number
-    maxPendingRequests: number
-    assertCanRequest?: ((method: string) => void) | undefined
-  }
+  /** The endpoint's options; unset limits fall back to `defaults.protocol`. */
+  options: EndpointOptions
   sendCancelled(requestId: RequestId, reason: string, relatedRequestId: RequestId | undefined): Promise<void>
 }
 
@@ -40,7 +37,7 @@ export function sendRequest(deps: OutgoingDeps, method: string, params: JsonRpcP
       reject(error)
       return
     }
-    if (deps.pending.size >= deps.options.maxPendingRequests) {
+    if (deps.pending.size >= (deps.options.maxPendingRequests ?? defaults.protocol.maxPendingRequests)) {
       reject(new LocalError('too_many_pending_requests', `cannot send ${method}: ${deps.pending.size} requests are already waiting`))
       return
     }
@@ -74,9 +71,9 @@ export function sendRequest(deps: OutgoingDeps, method: string, params: JsonRpcP
       reject,
       timer: new RequestTimer(
         {
-          timeoutMs: options.timeoutMs ?? deps.options.requestTimeoutMs,
-          maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? deps.options.maxTotalTimeoutMs,
-          resetOnProgress: options.resetTimeoutOnProgress ?? deps.options.resetTimeoutOnProgress,
+          timeoutMs: options.timeoutMs ?? deps.options.requestTimeoutMs ?? defaults.protocol.requestTimeoutMs,
+          maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? deps.options.maxTotalTimeoutMs ?? defaults.protocol.maxTotalTimeoutMs,
+          resetOnProgress: options.resetTimeoutOnProgress ?? deps.options.resetTimeoutOnProgress ?? defaults.protocol.resetTimeoutOnProgress,
         },
         (reason) => abandon(new LocalError('request_timeout', `${method} timed out: ${reason}`), `timed out: ${reason}`),
       ),

@@ -22,6 +22,13 @@ export interface SendOptions {
   headers?: Readonly<Record<string, string>>
 }
 
+/** Where a transport delivers its events when it supports `attach`: one object, no callbacks. */
+export interface TransportSink {
+  receive(payload: unknown, extra?: MessageExtra): void
+  error(error: Error): void
+  closed(): void
+}
+
 /**
  * The seam between the MCP engine and a byte carrier (stdio, HTTP, in-memory). A transport
  * decodes JSON and hands over the value unvalidated; the endpoint validates it.
@@ -34,6 +41,12 @@ export interface Transport {
   onmessage?: (payload: unknown, extra?: MessageExtra) => void
   onerror?: (error: Error) => void
   onclose?: () => void
+  /**
+   * Optional: deliver messages, errors and the close to `sink` instead of the three callbacks
+   * above (a server transport holding thousands of connections then keeps no closures for them).
+   * An endpoint calls it in `connect` when it is there, and sets the callbacks otherwise.
+   */
+  attach?(sink: TransportSink): void
   /** The session id, for transports that have sessions. */
   readonly sessionId?: string | undefined
   /**

@@ -88,6 +88,8 @@ export class McpServer {
       resources: new ResourceRegistry(() => this.#listChanged('notifications/resources/list_changed')),
       prompts: new PromptRegistry(() => this.#listChanged('notifications/prompts/list_changed')),
       capabilities: () => this.capabilities,
+      sessionClosed: (session) => this.#sessions.delete(session),
+      reportError: (error) => this.onerror?.(error),
     }
     const d = defaults.server
     this.#stateless = {
@@ -166,13 +168,8 @@ export class McpServer {
   /** A session for one connection, not yet connected (HTTP transports drive it themselves). */
   createSession(options: { strictLifecycle?: boolean } = {}): ServerSession {
     const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, stateless: this.#stateless })
+    // the session tells the core when it closes and reports its errors there (no closures per session)
     this.#sessions.add(session)
-    const previous = session.onclose
-    session.onclose = () => {
-      this.#sessions.delete(session)
-      previous?.()
-    }
-    session.onerror = (error) => this.onerror?.(error)
     return session
   }
 

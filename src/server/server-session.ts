@@ -1,5 +1,5 @@
 import { ErrorCode, JsonRpcError, type JsonRpcMessage, type JsonRpcParams, type JsonRpcRequest } from '../jsonrpc/index.js'
-import { Endpoint, type RequestHandler } from '../protocol/endpoint.js'
+import { Endpoint, type EndpointOptions, type RequestHandler } from '../protocol/endpoint.js'
 import { LocalError } from '../protocol/errors.js'
 import { ServerLifecycle, negotiateProtocolVersion } from '../protocol/lifecycle.js'
 import type { RequestOptions } from '../protocol/request-options.js'
@@ -49,29 +49,7 @@ export class ServerSession {
     this.#stateless = options.stateless
     this.#capabilities = core.capabilities()
     this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
-    this.#endpoint = new Endpoint({
-      ...core.endpointOptions,
-      resolveRequestHandler: (method) => this.#resolve(method),
-      acceptsBatch: () => allowsBatch(this.#protocolVersion),
-      beforeRequest: (request: JsonRpcRequest) => this.#lifecycle.beforeRequest(request),
-      routeRequest: (request: JsonRpcRequest) => this.#routeStateless(request),
-      assertCanRequest: (method) => {
-        if (!clientSupports(method, this.#clientCapabilities ?? {})) {
-          throw new LocalError('capability_not_supported', `the client does not support ${method}: it did not declare the capability`)
-        }
-      },
-      assertCanNotify: (method) => {
-        if (!serverMayNotify(method, core.capabilities())) {
-          throw new LocalError('capability_not_supported', `this server did not declare the capability for ${method}`)
-        }
-      },
-    })
-    this.#endpoint.onclose = () => {
-      this.#subscriptions?.clear()
-      this.onclose?.()
-    }
-    this.#endpoint.onerror = (error) => this.onerror?.(error)
-    this.#install()
+    this.#endpoint = new Endpoint(new ServerSession.#Hooks(this))
   }
 
   get protocolVersion(): string | undefined {
@@ -201,6 +179,68 @@ export class ServerSession {
     },
   }
 
+  /**
+   * The endpoint's options and hooks for one session: one small object whose methods reach the
+   * session, instead of a closure per hook (a server holds thousands of idle sessions).
+   */
+  static readonly #Hooks = class implements EndpointOptions {
+    readonly #session: ServerSession
+    constructor(session: ServerSession) {
+      this.#session = session
+    }
+    get requestTimeoutMs(): number | undefined {
+      return this.#session.#core.endpointOptions.requestTimeoutMs
+    }
+    get resetTimeoutOnProgress(): boolean | undefined {
+      return this.#session.#core.endpointOptions.resetTimeoutOnProgress
+    }
+    get maxTotalTimeoutMs(): number | undefined {
+      return this.#session.#core.endpointOptions.maxTotalTimeoutMs
+    }
+    get maxPendingRequests(): number | undefined {
+      return this.#session.#core.endpointOptions.maxPendingRequests
+    }
+    resolveRequestHandler(method: string): RequestHandler | undefined {
+      return this.#session.#resolve(method)
+    }
+    acceptsBatch(): boolean {
+      return allowsBatch(this.#session.#protocolVersion)
+    }
+    beforeRequest(request: JsonRpcRequest): void {
+      this.#session.#lifecycle.beforeRequest(request)
+    }
+    routeRequest(request: JsonRpcRequest): RequestHandler | undefined {
+      return this.#session.#routeStateless(request)
+    }
+    assertCanRequest(method: string): void {
+      if (!clientSupports(method, this.#session.#clientCapabilities ?? {})) {
+        throw new LocalError('capability_not_supported', `the client does not support ${method}: it did not declare the capability`)
+      }
+    }
+    assertCanNotify(method: string): void {
+      if (!serverMayNotify(method, this.#session.#core.capabilities())) {
+        throw new LocalError('capability_not_supported', `this server did not declare the capability for ${method}`)
+      }
+    }
+    /** notifications/initialized, the one notification a session handles itself (initialize is in the method table). */
+    unhandledNotification(method: string): void {
+      if (method !== 'notifications/initialized') return
+      this.#session.#lifecycle.markReady()
+      this.#session.oninitialized?.()
+    }
+    closed(): void {
+      const session = this.#session
+      session.#subscriptions?.clear()
+      session.#core.sessionClosed(session)
+      session.onclose?.()
+    }
+    failed(error: Error): void {
+      const session = this.#session
+      if (session.onerror === undefined) session.#core.reportError(error)
+      else session.onerror(error)
+    }
+  }
+
   /** The handler of an MCP method this server offers (what it declared when the session began). */
   #resolve(method: string): RequestHandler | undefined {
     const feature = featureMethod(method)
@@ -223,18 +263,6 @@ export class ServerSession {
       const meta = readRequestMeta(params)
       checkStatelessRequest(this.#core, meta, request.method)
       return serveStatelessRequest(this.#stateless!, request, meta, new RequestContextIo(context))
-    }
-  }
-
-  /**
-   * notifications/initialized, the one notification a session handles itself (initialize is in
-   * the method table): one function, not a handler table per session.
-   */
-  #install(): void {
-    this.#endpoint.fallbackNotificationHandler = (method) => {
-      if (method !== 'notifications/initialized') return
-      this.#lifecycle.markReady()
-      this.oninitialized?.()
     }
   }
 

@@ -379,3 +379,48 @@ describe('Endpoint and responses it cannot use', () => {
     expect(rec.errors.length).toBeGreaterThan(0)
   })
 })
+
+describe('Endpoint: options as one object with methods', () => {
+  it('calls its hooks as methods of the options object, so one object of a class can hold them all', async () => {
+    const seen: string[] = []
+    class Hooks {
+      readonly name = 'session-1'
+      beforeRequest(request: { method: string }): void {
+        seen.push(`${this.name} before ${request.method}`)
+      }
+      unhandledNotification(method: string): void {
+        seen.push(`${this.name} unhandled ${method}`)
+      }
+      failed(error: Error): void {
+        seen.push(`${this.name} failed: ${error.message.split(':')[0]}`)
+      }
+      closed(): void {
+        seen.push(`${this.name} closed`)
+      }
+    }
+    const rec = await connectToRecorder(new Endpoint(new Hooks()))
+    let onclose = false
+    rec.endpoint.onclose = () => {
+      onclose = seen.includes('session-1 closed')
+    }
+    rec.inject({ jsonrpc: '2.0', id: 1, method: 'ping' })
+    rec.inject({ jsonrpc: '2.0', method: 'notifications/custom' })
+    rec.inject('garbage')
+    await settle()
+    await rec.endpoint.close()
+    expect(seen).toEqual(['session-1 before ping', 'session-1 unhandled notifications/custom', 'session-1 failed: invalid message received', 'session-1 closed'])
+    // the hook runs before the endpoint's own onclose
+    expect(onclose).toBe(true)
+  })
+
+  it('lets a fallbackNotificationHandler take unhandled notifications instead of the hook', async () => {
+    const hooked: string[] = []
+    const fallback: string[] = []
+    const rec = await connectToRecorder(new Endpoint({ unhandledNotification: (method) => hooked.push(method) }))
+    rec.endpoint.fallbackNotificationHandler = (method) => fallback.push(method)
+    rec.inject({ jsonrpc: '2.0', method: 'notifications/custom' })
+    await settle()
+    expect(fallback).toEqual(['notifications/custom'])
+    expect(hooked).toEqual([])
+  })
+})
