@@ -4,19 +4,23 @@ import { endSoon } from '../../http/end-soon.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import type { EventStore } from './event-store.js'
 
-export interface OutboundStreamOptions {
-  streamId: string
+/** What the streams of one session share, read from the session's transport (no copy per stream). */
+export interface StreamHost {
   /** Undefined in stateless mode: no session, nothing stored, no resumption. */
-  sessionId: string | undefined
-  eventStore: EventStore | undefined
-  keepAliveMs: number
-  retryMs: number
+  readonly sessionId: string | undefined
+  readonly eventStore: EventStore | undefined
+  readonly keepAliveMs: number
+  readonly retryMs: number
   /** Send a priming event (id + empty data) first: 2025-11-25 clients resume from it (SEP-1699). */
-  prime: boolean
-  /** Headers for the response that opens the stream (Mcp-Session-Id on initialize). */
-  headers: Record<string, string>
+  readonly prime: boolean
+}
+
+export interface OutboundStreamFlags {
+  /** The POST carried a batch: a JSON answer is an array. */
+  batch: boolean
+  preferJson: boolean
   /** The standalone GET stream: SSE from the start, owes no responses, never finishes by itself. */
-  standalone?: boolean
+  standalone: boolean
 }
 
 const RESOLVED: Promise<void> = Promise.resolve()
@@ -33,12 +37,14 @@ const isResponse = (message: JsonRpcMessage): message is Extract<JsonRpcMessage,
  */
 export class OutboundStream {
   readonly streamId: string
-  readonly #options: OutboundStreamOptions
+  readonly #host: StreamHost
+  /** Headers for the response that opens the stream (Mcp-Session-Id on initialize). */
+  readonly #headers: Record<string, string>
+  readonly #flags: OutboundStreamFlags
   /** Responses still owed; undefined for none (the GET stream: no table per idle session). */
   readonly #owed: Set<RequestId> | undefined
-  readonly #batch: boolean
-  readonly #preferJson: boolean
-  readonly #collected: JsonRpcMessage[] = []
+  /** Responses held for a JSON answer; made with the first. */
+  #collected: JsonRpcMessage[] | undefined
   #res: ServerResponse | undefined
   #writer: SseWriter | undefined
   #mode: 'pending' | 'json' | 'sse'
@@ -49,17 +55,18 @@ export class OutboundStream {
   /** Called once when a POST's stream has delivered every response it owed. */
   onfinished?: () => void
 
-  constructor(res: ServerResponse, owed: readonly RequestId[], options: OutboundStreamOptions & { batch: boolean; preferJson: boolean }) {
-    this.streamId = options.streamId
-    this.#options = options
+  /** `host` and `flags` are shared (the session's transport, a constant): nothing copied per stream. */
+  constructor(res: ServerResponse, owed: readonly RequestId[], host: StreamHost, streamId: string, headers: Record<string, string>, flags: OutboundStreamFlags) {
+    this.streamId = streamId
+    this.#host = host
+    this.#headers = headers
+    this.#flags = flags
     this.#owed = owed.length === 0 ? undefined : new Set(owed)
-    this.#batch = options.batch
-    this.#preferJson = options.preferJson
     this.#res = res
     this.#mode = 'pending'
     // SSE from the start unless JSON may still be the answer: the client gets the headers and
     // the priming event at once, so it can resume even if the connection drops before any message
-    if (options.standalone === true || !options.preferJson) this.#startSse()
+    if (flags.standalone || !flags.preferJson) this.#startSse()
   }
 
   get finished(): boolean {
@@ -132,7 +139,7 @@ export class OutboundStream {
   }
 
   get #isStandalone(): boolean {
-    return this.#options.standalone === true
+    return this.#flags.standalone
   }
 
   /** Returns a promise only when it had to wait for the event store. */
@@ -140,18 +147,19 @@ export class OutboundStream {
     if (this.#finished) return undefined
     if (isResponse(message)) this.#owed?.delete(message.id as RequestId)
     if (this.#mode === 'pending') {
-      if (this.#preferJson && isResponse(message)) this.#mode = 'json'
+      if (this.#flags.preferJson && isResponse(message)) this.#mode = 'json'
       else this.#startSse()
     }
     if (this.#mode === 'json') {
       if (isResponse(message)) {
-        this.#collected.push(message)
+        ;(this.#collected ??= []).push(message)
         if (this.#owedNone) this.#sendJson()
         return undefined
       }
       // something other than a response before the last one: switch to SSE, keep the order
       this.#startSse()
-      const earlier = this.#collected.splice(0)
+      const earlier = this.#collected ?? []
+      this.#collected = undefined
       return (async () => {
         for (const collected of earlier) await this.#event(collected)
         await this.#event(message)
@@ -170,7 +178,7 @@ export class OutboundStream {
 
   /** Store (when resumable) and send one event; a promise only for an asynchronous store. */
   #event(message: JsonRpcMessage): Promise<void> | undefined {
-    const { eventStore, sessionId } = this.#options
+    const { eventStore, sessionId } = this.#host
     if (eventStore === undefined || sessionId === undefined) {
       if (this.connected) this.#writer!.event(JSON.stringify(message))
       return undefined
@@ -186,20 +194,22 @@ export class OutboundStream {
     })
   }
 
-  #startSse(prime = this.#options.prime, flush = this.#isStandalone): void {
+  #startSse(prime = this.#host.prime, flush = this.#isStandalone): void {
     this.#mode = 'sse'
     const res = this.#res
     if (res === undefined || res.writableEnded || res.destroyed) return
     // a GET stream may stay quiet: its headers go at once; a POST's go with its first event
-    this.#writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, headers: this.#options.headers, flush })
-    if (this.#options.sessionId !== undefined) this.#writer.retry(this.#options.retryMs, prime ? `${this.streamId}_0` : undefined)
+    const host = this.#host
+    this.#writer = new SseWriter(res, { keepAliveMs: host.keepAliveMs, headers: this.#headers, flush })
+    if (host.sessionId !== undefined) this.#writer.retry(host.retryMs, prime ? `${this.streamId}_0` : undefined)
   }
 
   #sendJson(): void {
     const res = this.#res
     if (res !== undefined && !res.headersSent && !res.destroyed) {
-      const body = JSON.stringify(this.#batch ? this.#collected : this.#collected[0])
-      res.writeHead(200, { ...this.#options.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+      const collected = this.#collected ?? []
+      const body = JSON.stringify(this.#flags.batch ? collected : collected[0])
+      res.writeHead(200, { ...this.#headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
       endSoon(res, body)
     }
     // only now: whoever listens may close the session, which must not touch this answer

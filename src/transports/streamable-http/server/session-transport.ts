@@ -1,21 +1,30 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
-import type { MessageExtra, SendOptions, Transport } from '../../../protocol/transport.js'
+import type { MessageExtra, SendOptions, Transport, TransportSink } from '../../../protocol/transport.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import type { EventStore } from './event-store.js'
-import { OutboundStream } from './outbound-stream.js'
+import { OutboundStream, type StreamHost } from './outbound-stream.js'
 
+/** What every session of one handler shares (one object per handler, not per session). */
 export interface SessionTransportOptions {
-  sessionId: string | undefined
+  /** Undefined for the throwaway sessions of stateless mode: nothing stored, no resumption. */
   eventStore: EventStore | undefined
   keepAliveMs: number
   retryMs: number
   preferJsonResponse: boolean
+  /** Called once, after the session's endpoint learnt of the close. */
+  ended?: ((transport: SessionTransport) => void) | undefined
 }
 
 /** Sessions of this revision and later get SSE streams primed with a resumable empty event (SEP-1699). */
 const PRIMED_FROM = '2025-11-25'
+
+const NO_HEADERS: Record<string, string> = {}
+/** Random per process (not per session: thousands of sessions need no random bytes of their own). */
+const PROCESS_TAG = randomBytes(4).toString('hex')
+let transportsMade = 0
+const STANDALONE = { batch: false, preferJson: false, standalone: true }
 
 /** The suffix of the standalone GET stream's id within a session (`<session tag>.g`). */
 export const STANDALONE_STREAM_ID = 'g'
@@ -25,10 +34,13 @@ export const STANDALONE_STREAM_ID = 'g'
  * handler (one POST at a time); each outbound message goes on exactly one stream: the POST
  * that carried the request it belongs to, else the standalone GET stream, else nowhere.
  */
-export class SessionTransport implements Transport {
+export class SessionTransport implements Transport, StreamHost {
   readonly sessionId: string | undefined
   readonly #options: SessionTransportOptions
-  readonly #streams = new Map<string, OutboundStream>()
+  /** The POST exchanges of this session; made with the first (a session may hold only its GET stream). */
+  #streams: Map<string, OutboundStream> | undefined
+  /** The standalone GET stream, once the client opened it. */
+  #standalone: OutboundStream | undefined
   /** Only while requests are owed a response: an idle session (thousands of them) holds no table. */
   #byRequest: Map<RequestId, OutboundStream> | undefined
   /**
@@ -37,24 +49,44 @@ export class SessionTransport implements Transport {
    * session); then a random part per process and a counter, so ids stay unique across processes too.
    */
   readonly #tag: string
-  /** Random per process serving the session: stream ids stay unique if another process takes over. */
+  /**
+   * This process's random tag and a count of the transports it made: stream ids stay unique when
+   * another process takes the session over, or this one restores it again.
+   */
   readonly #instance: string
-  readonly #standaloneId: string
   #nextStream = 1
   #closed = false
   /** Set from the negotiated version (initialize, or a restored session). */
   #prime = false
+  #sink: TransportSink | undefined
 
   onmessage?: (payload: unknown, extra?: MessageExtra) => void
   onerror?: (error: Error) => void
   onclose?: () => void
 
-  constructor(options: SessionTransportOptions) {
-    this.sessionId = options.sessionId
+  constructor(sessionId: string | undefined, options: SessionTransportOptions) {
+    this.sessionId = sessionId
     this.#options = options
-    this.#tag = options.sessionId === undefined ? '' : `${createHash('sha256').update(options.sessionId).digest('hex').slice(0, 8)}.`
-    this.#standaloneId = `${this.#tag}${STANDALONE_STREAM_ID}`
-    this.#instance = options.sessionId === undefined ? '' : randomBytes(4).toString('hex')
+    this.#tag = sessionId === undefined ? '' : `${hash('sha256', sessionId, 'hex').slice(0, 8)}.`
+    this.#instance = sessionId === undefined ? '' : `${PROCESS_TAG}${(transportsMade++).toString(36)}-`
+  }
+
+  // StreamHost: what this session's streams read from it
+  get eventStore(): EventStore | undefined {
+    return this.sessionId === undefined ? undefined : this.#options.eventStore
+  }
+  get keepAliveMs(): number {
+    return this.#options.keepAliveMs
+  }
+  get retryMs(): number {
+    return this.#options.retryMs
+  }
+  get prime(): boolean {
+    return this.#prime
+  }
+
+  attach(sink: TransportSink): void {
+    this.#sink = sink
   }
 
   /** Whether `streamId` is one of this session's streams (live, finished, or primed only). */
@@ -63,6 +95,10 @@ export class SessionTransport implements Transport {
   }
 
   async start(): Promise<void> {}
+
+  get #standaloneId(): string {
+    return `${this.#tag}${STANDALONE_STREAM_ID}`
+  }
 
   /** The session's negotiated version: 2025-11-25 and later prime their SSE streams. */
   setProtocolVersion(version: string): void {
@@ -80,12 +116,15 @@ export class SessionTransport implements Transport {
   /** A POST carrying requests: its response becomes the stream that owes their responses. */
   openExchange(res: ServerResponse, requestIds: readonly RequestId[], batch: boolean, headers: Record<string, string>): OutboundStream {
     const streamId = this.sessionId === undefined ? String(this.#nextStream++) : `${this.#tag}${this.#instance}${this.#nextStream++}`
-    const stream = new OutboundStream(res, requestIds, this.#streamOptions(streamId, headers, batch, this.#options.preferJsonResponse, false))
-    this.#streams.set(streamId, stream)
+    const stream = new OutboundStream(res, requestIds, this, streamId, headers, { batch, preferJson: this.#options.preferJsonResponse, standalone: false })
+    ;(this.#streams ??= new Map()).set(streamId, stream)
     const byRequest = (this.#byRequest ??= new Map())
     for (const id of requestIds) byRequest.set(id, stream)
     stream.onfinished = () => {
-      this.#streams.delete(streamId)
+      // no table kept for a session whose requests are all answered (the usual idle session)
+      const streams = this.#streams
+      if (streams?.get(streamId) === stream) streams.delete(streamId)
+      if (streams?.size === 0) this.#streams = undefined
       const owed = this.#byRequest
       if (owed === undefined) return
       for (const id of requestIds) if (owed.get(id) === stream) owed.delete(id)
@@ -96,14 +135,13 @@ export class SessionTransport implements Transport {
 
   /** Whether the standalone GET stream is open. */
   get hasStandaloneStream(): boolean {
-    return this.#streams.get(this.#standaloneId)?.connected ?? false
+    return this.#standalone?.connected ?? false
   }
 
   /** Whether the session is in use: a request still owes its response, or the GET stream is open. */
   get busy(): boolean {
-    for (const stream of this.#streams.values()) {
-      if (stream.streamId === this.#standaloneId ? stream.connected : !stream.finished) return true
-    }
+    if (this.hasStandaloneStream) return true
+    for (const stream of this.#streams?.values() ?? []) if (!stream.finished) return true
     return false
   }
 
@@ -117,18 +155,17 @@ export class SessionTransport implements Transport {
 
   /** GET without Last-Event-ID: the stream for messages not tied to a request. */
   openStandalone(res: ServerResponse): void {
-    const existing = this.#streams.get(this.#standaloneId)
+    const existing = this.#standalone
     if (existing !== undefined) {
       existing.attach(res, [])
       return
     }
-    const stream = new OutboundStream(res, [], this.#streamOptions(this.#standaloneId, {}, false, false, true))
-    this.#streams.set(this.#standaloneId, stream)
+    this.#standalone = new OutboundStream(res, [], this, this.#standaloneId, NO_HEADERS, STANDALONE)
   }
 
   /** GET with Last-Event-ID: replay what `streamId` missed, then carry it on `res` if it is still open. */
   resume(res: ServerResponse, streamId: string, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
-    const live = this.#streams.get(streamId)
+    const live = streamId === this.#standaloneId ? this.#standalone : this.#streams?.get(streamId)
     if (live !== undefined && !live.finished) {
       live.attach(res, missed)
       return
@@ -142,10 +179,14 @@ export class SessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
-    for (const stream of this.#streams.values()) stream.close()
-    this.#streams.clear()
+    for (const stream of this.#streams?.values() ?? []) stream.close()
+    this.#streams = undefined
+    this.#standalone?.close()
+    this.#standalone = undefined
     this.#byRequest = undefined
+    this.#sink?.closed()
     this.onclose?.()
+    this.#options.ended?.(this)
   }
 
   #route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
@@ -154,24 +195,8 @@ export class SessionTransport implements Transport {
     const stream = key === undefined || key === null ? undefined : this.#byRequest?.get(key)
     if (stream !== undefined && !stream.finished) return stream.write(message)
     // not tied to a live request: the standalone stream, when the client opened one
-    const standalone = this.#streams.get(this.#standaloneId)
+    const standalone = this.#standalone
     if (standalone !== undefined && !isResponse) return standalone.write(message)
     return Promise.resolve()
-  }
-
-  /** One literal of one shape for every stream (built per request: no spreads on this path). */
-  #streamOptions(streamId: string, headers: Record<string, string>, batch: boolean, preferJson: boolean, standalone: boolean) {
-    return {
-      streamId,
-      sessionId: this.#options.sessionId,
-      eventStore: this.#options.eventStore,
-      keepAliveMs: this.#options.keepAliveMs,
-      retryMs: this.#options.retryMs,
-      prime: this.#prime,
-      headers,
-      standalone,
-      batch,
-      preferJson,
-    }
   }
 }

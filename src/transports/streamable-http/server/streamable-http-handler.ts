@@ -19,7 +19,7 @@ import { SessionLimits, type LimitedSession } from '../../http/session-limits.js
 import { sessionOwner } from '../../http/session-owner.js'
 import { InMemoryEventStore, type EventStore } from './event-store.js'
 import type { SessionStore } from './session-store.js'
-import { OutboundStream } from './outbound-stream.js'
+import { OutboundStream, type StreamHost } from './outbound-stream.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../../http/stateless-headers.js'
@@ -110,6 +110,11 @@ export class StreamableHttpHandler {
   readonly #limits: SessionLimits<LiveSession>
   /** 2026-07-28 requests: no session at all. */
   readonly #statelessRevision: StatelessEndpoint
+  /** What every session's transport shares: one object for all sessions, one for stateless mode's. */
+  readonly #sessionTransports: SessionTransportOptions
+  readonly #statelessTransports: SessionTransportOptions
+  /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
+  readonly #unstoredStreams: StreamHost
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
@@ -129,6 +134,10 @@ export class StreamableHttpHandler {
       ...options,
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
+    const { keepAliveMs, retryMs, preferJsonResponse } = this.#options
+    this.#sessionTransports = { eventStore: this.#options.eventStore, keepAliveMs, retryMs, preferJsonResponse, ended: (transport) => this.#ended(transport) }
+    this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
+    this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
     this.#shared = new SharedStatelessSessions(server)
     this.#statelessRevision = new StatelessEndpoint(server, {
       allowSse: true,
@@ -253,17 +262,10 @@ export class StreamableHttpHandler {
       endSoon(res.writeHead(202))
       return this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
     }
-    const stream = new OutboundStream(res, requestIds, {
-      streamId: '',
-      sessionId: undefined,
-      eventStore: undefined,
-      keepAliveMs: this.#options.keepAliveMs,
-      retryMs: this.#options.retryMs,
-      prime: false,
-      headers: NO_HEADERS,
-      standalone: false,
+    const stream = new OutboundStream(res, requestIds, this.#unstoredStreams, '', NO_HEADERS, {
       batch,
       preferJson: this.#options.preferJsonResponse,
+      standalone: false,
     })
     return this.#shared.serve(res, messages, batch, protocolVersion, extra, stream)
   }
@@ -272,7 +274,7 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, protocolVersion)
     const session = this.#server.createSession({ strictLifecycle: false })
     session.restore({ protocolVersion })
-    const transport = new SessionTransport(this.#transportOptions(undefined))
+    const transport = new SessionTransport(undefined, this.#statelessTransports)
     await session.connect(transport)
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
@@ -341,20 +343,12 @@ export class StreamableHttpHandler {
   }
 
   async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
-    const transport = new SessionTransport(this.#transportOptions(sessionId))
+    const transport = new SessionTransport(sessionId, this.#sessionTransports)
     const session = this.#server.createSession()
     const live = new LiveSession(session, transport, owner)
     ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
     this.#sessions.set(sessionId, live)
     this.#limits.added(live)
-    const previous = session.onclose
-    session.onclose = () => {
-      previous?.()
-      this.#limits.removed(live)
-      this.#sessions.delete(sessionId)
-      void this.#options.sessionStore?.delete(sessionId)
-      void this.#options.eventStore.dropSession(sessionId)
-    }
     await session.connect(transport)
     return live
   }
@@ -373,15 +367,15 @@ export class StreamableHttpHandler {
     })
   }
 
-  /** One literal of one shape (no spread): a session keeps it for its life. */
-  #transportOptions(sessionId: string | undefined): SessionTransportOptions {
-    return {
-      sessionId,
-      eventStore: sessionId === undefined ? undefined : this.#options.eventStore,
-      keepAliveMs: this.#options.keepAliveMs,
-      retryMs: this.#options.retryMs,
-      preferJsonResponse: this.#options.preferJsonResponse,
-    }
+  /** A session's transport closed (after its server session learnt of it): forget the session. */
+  #ended(transport: SessionTransport): void {
+    const sessionId = transport.sessionId!
+    const live = this.#sessions.get(sessionId)
+    if (live === undefined || live.transport !== transport) return
+    this.#limits.removed(live)
+    this.#sessions.delete(sessionId)
+    void this.#options.sessionStore?.delete(sessionId)
+    void this.#options.eventStore.dropSession(sessionId)
   }
 
   #expireIdle(): void {
