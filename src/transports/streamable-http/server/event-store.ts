@@ -31,16 +31,21 @@ export function streamOfEventId(eventId: string): string | undefined {
 }
 
 interface StreamLog {
+  readonly streamId: string
   next: number
-  events: Array<{ id: string; seq: number; message: JsonRpcMessage }>
+  /** Ids are `<stream>_<seq>`, made again when replayed: an idle session keeps no id strings. */
+  events: Array<{ seq: number; message: JsonRpcMessage }>
 }
 
-const NO_STREAMS: ReadonlyMap<string, StreamLog> = new Map()
+/**
+ * A session's logs: none yet (null), its only stream's log held directly (most sessions store
+ * one stream, the answer to initialize), or a table once it has several.
+ */
+type SessionLogs = null | StreamLog | Map<string, StreamLog>
 
 /** The default EventStore: in memory, at most `maxEventsPerStream` per stream. */
 export class InMemoryEventStore implements EventStore {
-  /** Per session, its streams' logs; NO_STREAMS until it stores one (idle sessions hold no table). */
-  readonly #sessions = new Map<string, ReadonlyMap<string, StreamLog>>()
+  readonly #sessions = new Map<string, SessionLogs>()
   readonly #max: number
   readonly #maxStreams: number
 
@@ -51,37 +56,52 @@ export class InMemoryEventStore implements EventStore {
 
   /** Make a session known, so its streams' priming ids resume before any event is stored. */
   openSession(sessionId: string): void {
-    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, NO_STREAMS)
+    if (!this.#sessions.has(sessionId)) this.#sessions.set(sessionId, null)
   }
 
   append(sessionId: string, streamId: string, message: JsonRpcMessage): string {
-    let streams = this.#sessions.get(sessionId) as Map<string, StreamLog> | undefined
-    if (streams === undefined || streams === NO_STREAMS) this.#sessions.set(sessionId, (streams = new Map()))
-    let log = streams.get(streamId)
-    if (log === undefined) {
-      streams.set(streamId, (log = { next: 1, events: [] }))
-      // Map order is insertion order: the first key is the oldest stream
-      if (streams.size > this.#maxStreams) streams.delete(streams.keys().next().value!)
+    const logs = this.#sessions.get(sessionId) ?? null
+    const log = logOf(logs, streamId)
+    if (log !== undefined) {
+      const seq = log.next++
+      log.events.push({ seq, message })
+      if (log.events.length > this.#max) log.events.shift()
+      return `${streamId}_${seq}`
     }
-    const seq = log.next++
-    const id = `${streamId}_${seq}`
-    log.events.push({ id, seq, message })
-    if (log.events.length > this.#max) log.events.shift()
-    return id
+    // an array of one, not an empty one pushed to (which reserves room for 17): most streams
+    // carry a single response
+    const created: StreamLog = { streamId, next: 2, events: this.#max > 0 ? [{ seq: 1, message }] : [] }
+    if (logs === null) {
+      this.#sessions.set(sessionId, created)
+    } else {
+      const table = logs instanceof Map ? logs : new Map([[logs.streamId, logs]])
+      table.set(streamId, created)
+      // Map order is insertion order: the first key is the oldest stream
+      if (table.size > this.#maxStreams) table.delete(table.keys().next().value!)
+      this.#sessions.set(sessionId, table)
+    }
+    return `${streamId}_1`
   }
 
   after(sessionId: string, lastEventId: string): StoredEvents | undefined {
     const streamId = streamOfEventId(lastEventId)
     if (streamId === undefined) return undefined
     const seq = Number(lastEventId.slice(streamId.length + 1))
-    const log = this.#sessions.get(sessionId)?.get(streamId)
+    const logs = this.#sessions.get(sessionId)
+    const log = logs === undefined ? undefined : logOf(logs, streamId)
     // `<stream>_0` is the priming id: valid before the stream has stored anything
-    if (log === undefined) return seq === 0 && this.#sessions.has(sessionId) ? { streamId, events: [] } : undefined
+    if (log === undefined) return seq === 0 && logs !== undefined ? { streamId, events: [] } : undefined
     if (seq >= log.next) return undefined
-    return { streamId, events: log.events.filter((e) => e.seq > seq).map(({ id, message }) => ({ id, message })) }
+    return { streamId, events: log.events.filter((e) => e.seq > seq).map((e) => ({ id: `${streamId}_${e.seq}`, message: e.message })) }
   }
 
   dropSession(sessionId: string): void {
     this.#sessions.delete(sessionId)
   }
+}
+
+function logOf(logs: SessionLogs, streamId: string): StreamLog | undefined {
+  if (logs === null) return undefined
+  if (logs instanceof Map) return logs.get(streamId)
+  return logs.streamId === streamId ? logs : undefined
 }
