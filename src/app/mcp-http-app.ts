@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import Koa, { type Middleware } from 'koa'
+import { createRequire } from 'node:module'
+import type Koa from 'koa'
+import type { Middleware } from 'koa'
 import { defaults } from '../config/defaults.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { LOOPBACK_HOSTS, isLoopbackHost } from '../transports/http/origin-policy.js'
@@ -28,8 +30,12 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
 export type McpRoute = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => Promise<void>
 
 export interface McpHttpApp {
-  /** The Koa app: every transport mounted as middleware, plus whatever the caller adds. */
-  app: Koa
+  /**
+   * The Koa app: every transport mounted as middleware, plus whatever the caller adds. Made (and
+   * Koa loaded) when first read or when `handler` first meets a path that is not an MCP route: a
+   * server that only serves MCP never loads Koa and its dependencies (~10 MiB resident).
+   */
+  readonly app: Koa
   /**
    * A `node:http` request listener: MCP paths go straight to their transport (no Koa context
    * built per request: these are the hot paths), anything else to the Koa app.
@@ -67,32 +73,42 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
     [defaults.statelessJson.path, wrap((req, res, body) => statelessJson.handle(req, res, body))],
   ])
   const before = options.before
-  const app = new Koa()
-  app.use(async function mcpTransports(ctx, next) {
-    if (before?.(ctx.req, ctx.res, ctx.path) === true) {
+  let app: Koa | undefined
+  const koaApp = (): Koa => {
+    if (app !== undefined) return app
+    const KoaApp = loadKoa()
+    app = new KoaApp()
+    app.use(async function mcpTransports(ctx, next) {
+      if (before?.(ctx.req, ctx.res, ctx.path) === true) {
+        ctx.respond = false
+        return
+      }
+      const route = routes.get(ctx.path)
+      if (route === undefined) return next()
       ctx.respond = false
-      return
-    }
-    const route = routes.get(ctx.path)
-    if (route === undefined) return next()
-    ctx.respond = false
-    await route(ctx.req, ctx.res)
-  })
-  for (const middleware of options.middleware ?? []) app.use(middleware)
-  // Koa composes its middleware when callback() is called: anything used on `app` later is
-  // reached through the Koa app itself, not through `handler`.
-  const koa = app.callback()
+      await route(ctx.req, ctx.res)
+    })
+    for (const middleware of options.middleware ?? []) app.use(middleware)
+    return app
+  }
+  // Koa composes its middleware when callback() is called: anything used on `app` after the
+  // first request `handler` passed to it is reached through the Koa app itself, not through `handler`.
+  let koa: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/'
     const query = url.indexOf('?')
     const path = query === -1 ? url : url.slice(0, query)
     if (before?.(req, res, path) === true) return
     const route = routes.get(path)
-    if (route === undefined) void koa(req, res)
+    if (route === undefined) void (koa ??= koaApp().callback())(req, res)
     else void route(req, res)
   }
+  // middleware given up front: make the app now, so a broken one fails here and not on a request
+  if (options.middleware !== undefined && options.middleware.length > 0) koaApp()
   return {
-    app,
+    get app() {
+      return koaApp()
+    },
     handler,
     streamable,
     legacySse,
@@ -101,4 +117,9 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
       await Promise.all([streamable.close(), legacySse.close(), statelessJson.close()])
     },
   }
+}
+
+/** Koa, loaded on first use (a CommonJS package: `require` keeps `app` synchronous). */
+function loadKoa(): typeof Koa {
+  return createRequire(import.meta.url)('koa') as typeof Koa
 }

@@ -75,5 +75,6 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
     wrapRoute: (route) => protectMcpHandler(auth, route, { maxBodyBytes }),
     before: (req: IncomingMessage, res: ServerResponse, requestPath: string) => metadata(req, res, requestPath),
   })
-  return { ...app, resource, warm: async () => jwt?.warm() }
+  // assign, not spread: a spread would read `app` and load Koa for a server that never needs it
+  return Object.assign(app, { resource, warm: async () => jwt?.warm() })
 }
