@@ -35,6 +35,11 @@ export interface McpOAuthOptions {
   callbackPort?: number
   strictCallbackPort?: boolean
   fetch?: typeof fetch
+  /**
+   * Aborting ends a login that waits for the browser: the loopback listener closes and the login
+   * rejects with McpOAuthError `cancelled` ("login cancelled"). The CLI aborts it on Ctrl-C.
+   */
+  signal?: AbortSignal
 }
 
 /**
@@ -250,6 +255,7 @@ export class McpOAuth {
   }
 
   async #authorize(options: { scope?: string; challenge?: string | null }): Promise<StoredTokens> {
+    if (this.#options.signal?.aborted === true) throw new McpOAuthError('cancelled', 'login cancelled', { cause: this.#options.signal.reason })
     const challenge = options.challenge === undefined && this.#discovered === undefined ? await this.#probe() : (options.challenge ?? null)
     const discovered = await this.#discover(challenge)
     const { server, resource } = discovered
@@ -263,6 +269,7 @@ export class McpOAuth {
       check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
       ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
+      ...(this.#options.signal !== undefined ? { signal: this.#options.signal } : {}),
     })
     try {
       const registration = await this.#registration(server, stored, callback.redirectUri)
@@ -279,7 +286,9 @@ export class McpOAuth {
         ...(scope !== undefined ? { scope } : {}),
       })
       await this.#options.handoff(url)
-      const returned = await callback.result
+      const returned = await callback.result.catch((error: unknown) => {
+        throw this.#options.signal?.aborted === true ? new McpOAuthError('cancelled', 'login cancelled', { cause: error }) : error
+      })
       let response
       try {
         response = await client.authorizationCodeGrant(config, returned, { pkceCodeVerifier: verifier, expectedState: state }, { resource, redirect_uri: callback.redirectUri })

@@ -118,6 +118,22 @@ describe('McpOAuth against mcp-auth start', () => {
     expect(handoff.calls).toBe(2)
   })
 
+  it('ends a login waiting for the browser when its signal aborts: "login cancelled", the loopback listener closed', async () => {
+    const controller = new AbortController()
+    let redirectUri = ''
+    const auth = new McpOAuth(`${stack.origin}/mcp`, {
+      store: new FileTokenStore(join(dir, 'cancelled', 'tokens.json')),
+      signal: controller.signal,
+      handoff: (url) => {
+        redirectUri = url.searchParams.get('redirect_uri')!
+        setTimeout(() => controller.abort(new Error('interrupted')), 100)
+      },
+    })
+    await expect(auth.login()).rejects.toMatchObject({ name: 'McpOAuthError', code: 'cancelled', message: 'login cancelled' })
+    expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    await expect(fetch(redirectUri)).rejects.toThrow()
+  })
+
   it('steps up on 403 insufficient_scope: re-authorizes with the wider scope and retries', async () => {
     const store = new FileTokenStore(join(dir, 'step-up', 'tokens.json'))
     const handoff = formHandoff()
