@@ -38,13 +38,17 @@ export function serverUrl(positional: string | undefined): string {
   return url.href
 }
 
-/** The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file store. */
-export function cliAuth(url: string, values: Record<string, string | boolean | undefined>): McpOAuth {
+/**
+ * The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file
+ * store. `signal` (Ctrl-C) ends a login waiting for the browser.
+ */
+export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, signal?: AbortSignal): McpOAuth {
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   const clientId = values['client-id']
   return new McpOAuth(url, {
     store,
     clientName: 'mcp-auth CLI',
+    ...(signal !== undefined ? { signal } : {}),
     ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
     ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
     ...(typeof clientId === 'string'
@@ -69,9 +73,9 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
  * Connects an McpClient to `url` through the login helper. A login the server asks for happens
  * first, so the browser wait does not count against the first MCP request's timeout.
  */
-export async function connectClient(url: string, auth: McpOAuth): Promise<McpClient> {
+export async function connectClient(url: string, auth: McpOAuth, signal?: AbortSignal): Promise<McpClient> {
   await auth.ensureLogin()
   const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' })
-  await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }))
+  await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
   return client
 }

@@ -15,7 +15,8 @@ ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS },
   allowPositionals: true,
-  async run(values, positionals) {
+  interruptible: true,
+  async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
     const tool = positionals[1]
     if (tool === undefined) throw new UsageError('expected a tool name')
@@ -28,14 +29,15 @@ ${CLIENT_USAGE}  -h, --help   show this help
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('the arguments must be a JSON object')
     }
-    const client = await connectClient(url, cliAuth(url, values))
+    const client = await connectClient(url, cliAuth(url, values, signal), signal)
     const status = new StatusLine(process.stderr)
     client.on('logging', ({ level, logger, data }) =>
       status.line(`[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`),
     )
     try {
-      if (client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel('info')
+      if (client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel('info', { signal })
       const result = await client.callTool(tool, args, {
+        signal,
         onprogress: ({ progress, total, message }) => status.progress(progress, total, message),
       })
       status.end()

@@ -13,11 +13,12 @@ ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS, json: { type: 'boolean' } },
   allowPositionals: true,
-  async run(values, positionals) {
+  interruptible: true,
+  async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const client = await connectClient(url, cliAuth(url, values))
+    const client = await connectClient(url, cliAuth(url, values, signal), signal)
     try {
-      const tools = await client.listAllTools()
+      const tools = await client.listAllTools({ signal })
       if (values.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
       else for (const tool of tools) process.stdout.write(`${tool.name}${tool.description ? `  ${tool.description}` : ''}\n`)
     } finally {
