@@ -73,9 +73,10 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
  * Connects an McpClient to `url` through the login helper. A login the server asks for happens
  * first, so the browser wait does not count against the first MCP request's timeout.
  */
-export async function connectClient(url: string, auth: McpOAuth, signal?: AbortSignal): Promise<McpClient> {
+export async function connectClient(url: string, auth: McpOAuth, options: { signal?: AbortSignal; requestTimeoutMs?: number | undefined } = {}): Promise<McpClient> {
   await auth.ensureLogin()
-  const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' })
+  const { signal, requestTimeoutMs } = options
+  const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' }, requestTimeoutMs === undefined ? {} : { requestTimeoutMs })
   await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
   return client
 }

@@ -51,3 +51,12 @@ export function parsePort(value: string | boolean | undefined, fallback: number)
   if (typeof value !== 'string' || !/^\d+$/.test(value) || port > 65535) throw new UsageError(`--port must be an integer from 0 to 65535, got ${String(value)}`)
   return port
 }
+
+/** Parse a duration given in seconds (`--timeout 90`, `--timeout 0.5`) into milliseconds. */
+export function parseSeconds(name: string, value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const seconds = Number(value)
+  if (typeof value !== 'string' || value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(`--${name} must be a number of seconds above 0, got ${String(value)}`)
+  return Math.round(seconds * 1000)
+}

@@ -16,7 +16,7 @@ ${CLIENT_USAGE}  -h, --help   show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const client = await connectClient(url, cliAuth(url, values, signal), signal)
+    const client = await connectClient(url, cliAuth(url, values, signal), { signal })
     try {
       const tools = await client.listAllTools({ signal })
       if (values.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
