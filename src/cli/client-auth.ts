@@ -2,6 +2,7 @@ import { McpOAuth } from '../auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
 import { StreamableHttpClientTransport } from '../transports/http-client/index.js'
+import { HttpTransportError } from '../transports/http/http-transport-error.js'
 import { parsePort, UsageError } from './command.js'
 import { isLoopbackHostname } from '../config/loopback-hosts.js'
 import { defaults } from '../config/defaults.js'
@@ -40,15 +41,16 @@ export function serverUrl(positional: string | undefined): string {
 
 /**
  * The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file
- * store. `signal` (Ctrl-C) ends a login waiting for the browser.
+ * store. `signal` (Ctrl-C) ends a login waiting for the browser; `loginOutsideFetch` leaves the
+ * logins MCP requests need to `withLogin`, so that the browser wait does not count against them.
  */
-export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, signal?: AbortSignal): McpOAuth {
+export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): McpOAuth {
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   const clientId = values['client-id']
   return new McpOAuth(url, {
     store,
     clientName: 'mcp-auth CLI',
-    ...(signal !== undefined ? { signal } : {}),
+    ...options,
     ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
     ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
     ...(typeof clientId === 'string'
@@ -70,13 +72,39 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
 }
 
 /**
- * Connects an McpClient to `url` through the login helper. A login the server asks for happens
- * first, so the browser wait does not count against the first MCP request's timeout.
+ * Connects an McpClient to `url` through the login helper (made with `loginOutsideFetch`). A
+ * login the server asks for happens first, so the browser wait does not count against the first
+ * MCP request's timeout; one it asks for on the way (a refused token) happens between attempts.
  */
 export async function connectClient(url: string, auth: McpOAuth, options: { signal?: AbortSignal; requestTimeoutMs?: number | undefined } = {}): Promise<McpClient> {
   await auth.ensureLogin()
   const { signal, requestTimeoutMs } = options
-  const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' }, requestTimeoutMs === undefined ? {} : { requestTimeoutMs })
-  await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
-  return client
+  return withLogin(auth, async () => {
+    const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' }, requestTimeoutMs === undefined ? {} : { requestTimeoutMs })
+    try {
+      await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
+    } catch (error) {
+      await client.close().catch(() => undefined)
+      throw error
+    }
+    return client
+  })
+}
+
+/**
+ * Runs an MCP exchange with the browser logins it needs outside it. A request the server refused
+ * for want of a login (401) or of scope (403 insufficient_scope) fails; the login it asked for
+ * runs with its own limit ("login not completed within 5 min"), then the exchange runs again
+ * with fresh request timeouts. The refused request was not carried out, so sending it again is
+ * safe. At most one login plus `maxStepUps` step-ups per exchange, as in the login helper.
+ */
+export async function withLogin<T>(auth: McpOAuth, exchange: () => Promise<T>): Promise<T> {
+  for (let logins = 0; ; logins++) {
+    try {
+      return await exchange()
+    } catch (error) {
+      const refused = error instanceof HttpTransportError && (error.status === 401 || error.status === 403)
+      if (!refused || logins > defaults.oauthClient.maxStepUps || !(await auth.loginAsked())) throw error
+    }
+  }
 }

@@ -1,7 +1,8 @@
 /**
  * The CLI's login waits (issue 15): the wait says what it is waiting for; Ctrl-C ends it cleanly
  * (the loopback listener closed, "login cancelled", exit code 130, no stack trace), and ends a
- * running tool call the same way. Against `mcp-auth start` run as its own process; logins that
+ * running tool call the same way; a login a tool call needs on the way (a step-up) does not count
+ * against that call's timeout. Against `mcp-auth start` run as its own process; logins that
  * complete go through its pages in Chromium.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -10,7 +11,8 @@ import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../helpers/chromium.js'
-import { cliLoginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { cliLoginInChromium, loginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
 import { spawnCliUntil, startMainJob } from '../helpers/cli-process.js'
 
 const DEMO = { username: 'demo', password: 'login waits password 1' }
@@ -69,5 +71,39 @@ describe('mcp-auth call', () => {
     expect(stderr).toMatch(/^mcp-auth call: tools\/call was cancelled: interrupted$/m)
     expect(stderr).not.toMatch(/^\s+at /m)
     expect(stdout).toBe('')
+  })
+})
+
+describe('mcp-auth call needing a step-up (403 insufficient_scope: admin_stats needs mcp:admin)', () => {
+  /** A store logged in with the scope `mcp` only, so admin_stats asks for more. */
+  async function storeWithoutAdmin(name: string): Promise<string> {
+    const store = join(dir, `${name}.json`)
+    const login = await cliLoginInChromium(browser, `${main.origin}/mcp`, store, DEMO)
+    expect(login.stdout).toContain('(scope: mcp)')
+    return store
+  }
+
+  it('does not count the browser login against the call timeout: a login slower than --timeout still ends in the result', async () => {
+    const store = await storeWithoutAdmin('slow-step-up')
+    const call = await spawnWaitingForLogin(['call', `${main.origin}/mcp`, 'admin_stats', '--timeout', '1', '--no-browser', '--store', store])
+    await sleep(2_500) // the user takes longer than the call's timeout to sign in
+    await loginInChromium(browser, call.authorizationUrl, DEMO)
+    const { code, stdout, stderr } = await call.exited
+    expect(stderr).not.toContain('timed out')
+    expect(code, stderr).toBe(0)
+    expect(stdout).toContain('uptimeSeconds')
+  })
+
+  it('keeps waiting for a step-up login past the call timeout, until Ctrl-C ends it with "login cancelled"', async () => {
+    const store = await storeWithoutAdmin('abandoned-step-up')
+    const call = await spawnWaitingForLogin(['call', `${main.origin}/mcp`, 'admin_stats', '--timeout', '1', '--no-browser', '--store', store])
+    await sleep(2_000)
+    expect(call.stderr()).not.toContain('timed out')
+    expect(call.child.exitCode).toBeNull()
+    call.child.kill('SIGINT')
+    const { code, stderr } = await call.exited
+    expect(code).toBe(130)
+    expect(stderr).toMatch(/^mcp-auth call: login cancelled$/m)
+    expect(stderr).not.toContain('timed out')
   })
 })

@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl, withLogin } from '../client-auth.js'
 import { parseSeconds, UsageError, type Command } from '../command.js'
 import { StatusLine } from '../status-line.js'
 import { defaults } from '../../config/defaults.js'
@@ -14,7 +14,8 @@ arrive (one line updated in place on a terminal, a line each otherwise). Exit co
 tool reports an error.
 
 Options:
-  --timeout S   how long each MCP request may wait for its answer, in seconds (default ${defaults.protocol.requestTimeoutMs / 1000})
+  --timeout S   how long each MCP request may wait for its answer, in seconds (default ${defaults.protocol.requestTimeoutMs / 1000});
+                a browser login the server asks for on the way is not counted
 ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS, timeout: { type: 'string' } },
@@ -34,17 +35,15 @@ ${CLIENT_USAGE}  -h, --help   show this help
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('the arguments must be a JSON object')
     }
-    const client = await connectClient(url, cliAuth(url, values, signal), { signal, requestTimeoutMs })
+    const auth = cliAuth(url, values, { signal, loginOutsideFetch: true })
+    const client = await connectClient(url, auth, { signal, requestTimeoutMs })
     const status = new StatusLine(process.stderr)
     client.on('logging', ({ level, logger, data }) =>
       status.line(`[${level}]${logger === undefined ? '' : ` ${logger}:`} ${typeof data === 'string' ? data : JSON.stringify(data)}`),
     )
     try {
-      if (client.serverCapabilities?.logging !== undefined) await client.setLoggingLevel('info', { signal })
-      const result = await client.callTool(tool, args, {
-        signal,
-        onprogress: ({ progress, total, message }) => status.progress(progress, total, message),
-      })
+      if (client.serverCapabilities?.logging !== undefined) await withLogin(auth, () => client.setLoggingLevel('info', { signal }))
+      const result = await withLogin(auth, () => client.callTool(tool, args, { signal, onprogress: ({ progress, total, message }) => status.progress(progress, total, message) }))
       status.end()
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
       return result.isError === true ? 1 : 0

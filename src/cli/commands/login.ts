@@ -20,7 +20,7 @@ ${CLIENT_USAGE}  -h, --help      show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const auth = cliAuth(url, values, signal)
+    const auth = cliAuth(url, values, { signal })
     const tokens = await auth.login(typeof values.scope === 'string' ? { scope: values.scope } : {})
     process.stdout.write(`logged in to ${url}${tokens.scope ? ` (scope: ${tokens.scope})` : ''}\n`)
   },

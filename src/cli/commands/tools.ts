@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl, withLogin } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const toolsCommand: Command = {
@@ -16,9 +16,10 @@ ${CLIENT_USAGE}  -h, --help   show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const client = await connectClient(url, cliAuth(url, values, signal), { signal })
+    const auth = cliAuth(url, values, { signal, loginOutsideFetch: true })
+    const client = await connectClient(url, auth, { signal })
     try {
-      const tools = await client.listAllTools({ signal })
+      const tools = await withLogin(auth, () => client.listAllTools({ signal }))
       if (values.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
       else for (const tool of tools) process.stdout.write(`${tool.name}${tool.description ? `  ${tool.description}` : ''}\n`)
     } finally {

@@ -148,4 +148,19 @@ describe('McpOAuth against mcp-auth start', () => {
         .sort(),
     ).toEqual(['mcp', 'mcp:admin'])
   })
+
+  it('with loginOutsideFetch, hands a refusal that needs a login back (401, then 403 insufficient_scope) and runs that login on loginAsked()', async () => {
+    const store = new FileTokenStore(join(dir, 'outside', 'tokens.json'))
+    const handoff = formHandoff()
+    const auth = new McpOAuth(`${stack.origin}/mcp`, { store, handoff, loginOutsideFetch: true })
+    await expect(callTool(auth, 'admin_stats')).rejects.toMatchObject({ name: 'HttpTransportError', status: 401 })
+    expect(handoff.calls).toBe(0)
+    expect(await auth.loginAsked()).toBe(true)
+    expect(handoff.calls).toBe(1)
+    await expect(callTool(auth, 'admin_stats')).rejects.toMatchObject({ name: 'HttpTransportError', status: 403 })
+    expect(await auth.loginAsked()).toBe(true)
+    expect(await auth.loginAsked()).toBe(false)
+    expect(handoff.calls).toBe(2)
+    expect(JSON.stringify((await callTool(auth, 'admin_stats')).content)).toContain('uptimeSeconds')
+  })
 })
