@@ -15,7 +15,7 @@ import { createDemoServer } from '../../src/demo/demo-server.js'
 import { startAuthServer, type RunningAuthServer } from '../helpers/auth-server.js'
 import { launchChromium } from '../helpers/chromium.js'
 import { cliLoginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
-import { runCli } from '../helpers/cli-process.js'
+import { runCli, runCliOnTerminal } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
 
 const DEMO = { username: 'ada', password: 'ada password 1' }
@@ -77,6 +77,15 @@ describe('the CLI against a protected server whose authorization server runs apa
     expect(JSON.parse(stdout)).toMatchObject({ content: expect.any(Array) })
     const logs = await runCli(['call', mcpUrl, 'test_tool_with_logging', '--no-browser', '--store', store])
     expect(logs.stderr).toMatch(/^\[info\]/m)
+  })
+
+  it('shows progress on a terminal as one bar rewritten in place, even when the terminal does not say its width', async () => {
+    const { code, output } = await runCliOnTerminal(['call', mcpUrl, 'test_tool_with_progress', '--no-browser', '--store', store])
+    expect(code, output).toBe(0)
+    expect(output).toContain('\r\x1b[2K[....................] progress 0/100')
+    expect(output).toContain('\r\x1b[2K[####################] progress 100/100')
+    // the bar ends its line before the result
+    expect(output).toMatch(/progress 100\/100[^\n]*\r?\n\{/)
   })
 
   it('prints the stored token with token, and names the account with whoami', async () => {

@@ -18,6 +18,24 @@ export function runCli(args: string[], options: { input?: string; env?: Record<s
   })
 }
 
+/**
+ * Runs `mcp-auth <args>` on a pseudo-terminal (util-linux `script`), as a user at a terminal
+ * would: stdout and stderr are one TTY, whose size is unknown (0 columns) as on a serial console.
+ * Resolves with everything written to it, escape sequences included.
+ */
+export function runCliOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
+  const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`
+  const command = [process.execPath, CLI_PATH, ...args].map(quote).join(' ')
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
 /** A running `mcp-auth` command, once it wrote what a test waits for. */
 export interface SpawnedCli {
   child: ChildProcess
