@@ -71,8 +71,10 @@ describe('McpOAuth against mcp-auth start', () => {
     const auth = new McpOAuth(`${stack.origin}/mcp`, { store, handoff, clientName: 'test client' })
     const result = await callTool(auth, 'whoami')
     expect(handoff.calls).toBe(1)
-    const identity = JSON.parse((result.content[0] as { text: string }).text) as { scopes: string[]; clientId: string }
+    const identity = JSON.parse((result.content[0] as { text: string }).text) as { username: string; scopes: string[]; clientId: string }
     expect(identity.scopes).toEqual(['mcp'])
+    // the demo's whoami tool names the account, not only its subject (issue 15)
+    expect(identity.username).toBe('demo')
     expect((await stat(store.file)).mode & 0o777).toBe(0o600)
     const saved = JSON.parse(await readFile(store.file, 'utf8'))
     expect(Object.values(saved.clients as Record<string, { source: string }>)[0]!.source).toBe('dynamic')
