@@ -31,6 +31,8 @@ export interface McpOAuthOptions {
   anyIssuerClient?: { client_id: string; client_secret?: string }
   /** An https URL where this client's metadata document is published (used when the AS supports CIMD). */
   clientMetadataDocument?: string
+  /** How long (ms) a login waits for the browser to come back; default `callbackTimeoutMs` (5 min). */
+  loginTimeoutMs?: number
   /** Preferred loopback callback port (0: ephemeral); `strictCallbackPort` refuses to move. */
   callbackPort?: number
   strictCallbackPort?: boolean
@@ -311,6 +313,7 @@ export class McpOAuth {
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
       ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
       ...(this.#options.signal !== undefined ? { signal: this.#options.signal } : {}),
+      ...(this.#options.loginTimeoutMs !== undefined ? { timeoutMs: this.#options.loginTimeoutMs } : {}),
     })
     try {
       const registration = await this.#registration(server, stored, callback.redirectUri)
