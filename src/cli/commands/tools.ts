@@ -1,4 +1,5 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl, withLogin } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { withLogin } from '../with-login.js'
 import type { Command } from '../command.js'
 
 export const toolsCommand: Command = {
