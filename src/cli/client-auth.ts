@@ -5,6 +5,7 @@ import { StreamableHttpClientTransport } from '../transports/http-client/index.j
 import { parsePort, UsageError } from './command.js'
 import { isLoopbackHostname } from '../config/loopback-hosts.js'
 import { defaults } from '../config/defaults.js'
+import { withLogin } from './with-login.js'
 
 /** Options every client command shares. */
 export const CLIENT_OPTIONS = {
@@ -38,13 +39,18 @@ export function serverUrl(positional: string | undefined): string {
   return url.href
 }
 
-/** The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file store. */
-export function cliAuth(url: string, values: Record<string, string | boolean | undefined>): McpOAuth {
+/**
+ * The login helper as the CLI sets it up: a browser hand-off (or a printed URL) and the file
+ * store. `signal` (Ctrl-C) ends a login waiting for the browser; `loginOutsideFetch` leaves the
+ * logins MCP requests need to `withLogin`, so that the browser wait does not count against them.
+ */
+export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): McpOAuth {
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   const clientId = values['client-id']
   return new McpOAuth(url, {
     store,
     clientName: 'mcp-auth CLI',
+    ...options,
     ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
     ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
     ...(typeof clientId === 'string'
@@ -66,12 +72,21 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
 }
 
 /**
- * Connects an McpClient to `url` through the login helper. A login the server asks for happens
- * first, so the browser wait does not count against the first MCP request's timeout.
+ * Connects an McpClient to `url` through the login helper (made with `loginOutsideFetch`). A
+ * login the server asks for happens first, so the browser wait does not count against the first
+ * MCP request's timeout; one it asks for on the way (a refused token) happens between attempts.
  */
-export async function connectClient(url: string, auth: McpOAuth): Promise<McpClient> {
+export async function connectClient(url: string, auth: McpOAuth, options: { signal?: AbortSignal; requestTimeoutMs?: number | undefined } = {}): Promise<McpClient> {
   await auth.ensureLogin()
-  const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' })
-  await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }))
-  return client
+  const { signal, requestTimeoutMs } = options
+  return withLogin(auth, async () => {
+    const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' }, requestTimeoutMs === undefined ? {} : { requestTimeoutMs })
+    try {
+      await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
+    } catch (error) {
+      await client.close().catch(() => undefined)
+      throw error
+    }
+    return client
+  })
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runCommand, UsageError, type Command } from './command.js'
+import { INTERRUPTED_EXIT_CODE, onInterrupt } from './interrupt.js'
 import { authServerCommand } from './commands/auth-server.js'
 import { clientsCommand } from './commands/clients.js'
 import { demoServerCommand } from './commands/demo-server.js'
@@ -57,8 +58,9 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`mcp-auth: unknown command '${verb}'\n\n${usage()}\n`)
     return 2
   }
+  const interrupt = command.interruptible === true ? onInterrupt() : undefined
   try {
-    return await runCommand(command, rest)
+    return await runCommand(command, rest, interrupt === undefined ? undefined : { signal: interrupt.signal })
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-auth ${command.name}: ${error.message}\n${command.usage.trimEnd()}\n`)
@@ -67,7 +69,9 @@ async function main(argv: string[]): Promise<number> {
     const description = (error as { error_description?: unknown }).error_description
     const message = error instanceof Error ? error.message : String(error)
     process.stderr.write(`mcp-auth ${command.name}: ${message}${typeof description === 'string' ? `: ${description}` : ''}\n`)
-    return 1
+    return interrupt?.signal.aborted === true ? INTERRUPTED_EXIT_CODE : 1
+  } finally {
+    interrupt?.dispose()
   }
 }
 

@@ -19,7 +19,9 @@ export class StatusLine {
     const text = `progress ${amount}${message === undefined ? '' : ` ${message}`}`
     if (!this.#tty) return void this.#out.write(`${text}\n`)
     const bar = total === undefined || total <= 0 ? '' : `[${'#'.repeat(Math.round(Math.min(1, progress / total) * 20)).padEnd(20, '.')}] `
-    this.#out.write(`\r\x1b[2K${bar}${text}`.slice(0, (this.#out.columns ?? 80) + 5))
+    // a terminal that does not say its width (0 columns: a serial console, `script`) gets 80
+    const width = this.#out.columns || 80
+    this.#out.write(`\r\x1b[2K${bar}${text}`.slice(0, width + 5))
     this.#shown = true
   }
 

@@ -411,6 +411,12 @@ export const defaults = {
     requestTimeoutMs: 30_000,
     /** How often (ms) node:http checks those two timeouts (its default, 30 s, would double them). */
     connectionsCheckingIntervalMs: 1_000,
+    /**
+     * After Ctrl-C, how long (ms) a client command may take to end what it was waiting for (close
+     * the login's loopback listener, send notifications/cancelled, end the session) before the
+     * process exits anyway. 2 s: those are local or one short request each.
+     */
+    interruptGraceMs: 2_000,
   },
 } as const
 

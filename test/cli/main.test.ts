@@ -36,6 +36,14 @@ describe('mcp-auth CLI', () => {
     expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535/)
   })
 
+  it('refuses a call --timeout that is not a number of seconds above 0 with exit code 2', async () => {
+    for (const bad of ['0', 'abc', '']) {
+      const { code, stderr } = await runCli(['call', 'http://127.0.0.1:1/mcp', 'echo', `--timeout=${bad}`])
+      expect(code).toBe(2)
+      expect(stderr).toContain(`--timeout must be a number of seconds above 0, got ${bad}`)
+    }
+  })
+
   it('demo-server --stdio answers on stdout with JSON-RPC lines only, and exits when stdin closes', async () => {
     const lines = [
       { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser } from 'playwright-core'
@@ -65,6 +65,32 @@ describe('mcp-auth login / call / whoami / proxy against mcp-auth start', () => 
       expect(JSON.stringify(result.content)).toContain('through the proxy')
     } finally {
       await client.close()
+    }
+  })
+
+  it('whoami says when the stored token expired; logout forgets it; neither lists or takes login options', async () => {
+    const copy = join(dir, 'copy.json')
+    await copyFile(store, copy)
+    const saved = JSON.parse(await readFile(copy, 'utf8')) as { tokens: Record<string, { expires_at: number }> }
+    for (const entry of Object.values(saved.tokens)) entry.expires_at = Math.floor(Date.now() / 1000) - 600
+    await writeFile(copy, JSON.stringify(saved), { mode: 0o600 })
+    const whoami = await runCli(['whoami', `${origin}/mcp`, '--store', copy])
+    expect(whoami.stdout).toMatch(/^expires {2}\S+ \(expired 10 min ago\)$/m)
+
+    const logout = await runCli(['logout', `${origin}/mcp`, '--store', copy])
+    expect(logout.code, logout.stderr).toBe(0)
+    expect(logout.stdout).toBe(`logged out of ${origin}/mcp\n`)
+    const after = await runCli(['whoami', `${origin}/mcp`, '--store', copy])
+    expect(after.code).toBe(1)
+    expect(after.stderr).toContain(`not logged in to ${origin}/mcp`)
+
+    for (const verb of ['whoami', 'logout']) {
+      const help = await runCli([verb, '--help'])
+      expect(help.stdout).toContain('--store')
+      expect(help.stdout).not.toMatch(/--no-browser|--callback-port|--client-id/)
+      const refused = await runCli([verb, `${origin}/mcp`, '--store', copy, '--no-browser'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain("Unknown option '--no-browser'")
     }
   })
 

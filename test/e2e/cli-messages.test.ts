@@ -5,7 +5,6 @@
  * `whoami` names the account and says when the token expires. The authorization server and the
  * MCP server run apart (as in production), the login goes through Chromium.
  */
-import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { join } from 'node:path'
@@ -15,10 +14,9 @@ import { createProtectedMcpApp } from '../../src/app/protected-mcp-app.js'
 import { createDemoServer } from '../../src/demo/demo-server.js'
 import { startAuthServer, type RunningAuthServer } from '../helpers/auth-server.js'
 import { launchChromium } from '../helpers/chromium.js'
-import { cliLoginInChromium } from '../helpers/cli-browser-login.js'
-import { runCli } from '../helpers/cli-process.js'
+import { cliLoginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
+import { runCli, runCliOnTerminal } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
-import { CLI_PATH } from '../helpers/paths.js'
 
 const DEMO = { username: 'ada', password: 'ada password 1' }
 let browser: Browser
@@ -57,22 +55,12 @@ describe('the CLI against a protected server whose authorization server runs apa
     const listener = createServer(unknown.handler)
     await new Promise<void>((resolve) => listener.listen(port, '127.0.0.1', resolve))
     try {
-      const child = spawn(process.execPath, [CLI_PATH, 'login', `http://127.0.0.1:${port}/mcp`, '--no-browser', '--store', join(as.dataDir, 'unknown.json')], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let stderr = ''
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-      const url = await new Promise<string>((resolve) => {
-        child.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString()
-          const match = /open this URL in a browser:\s+(\S+)/.exec(stderr)
-          if (match) resolve(match[1]!)
-        })
-      })
+      const login = await spawnWaitingForLogin(['login', `http://127.0.0.1:${port}/mcp`, '--no-browser', '--store', join(as.dataDir, 'unknown.json')])
       // what a browser does: the authorization endpoint sends it straight back with the error
-      const refused = await fetch(url, { redirect: 'manual' })
-      await (await fetch(new URL(refused.headers.get('location')!, url))).text()
-      expect(await exited).toBe(1)
+      const refused = await fetch(login.authorizationUrl, { redirect: 'manual' })
+      await (await fetch(new URL(refused.headers.get('location')!, login.authorizationUrl))).text()
+      const { code, stderr } = await login.exited
+      expect(code).toBe(1)
       expect(stderr).toContain(`${as.issuer} answered invalid_target: `)
       expect(stderr).toContain(`http://127.0.0.1:${port}/mcp`)
     } finally {
@@ -89,6 +77,15 @@ describe('the CLI against a protected server whose authorization server runs apa
     expect(JSON.parse(stdout)).toMatchObject({ content: expect.any(Array) })
     const logs = await runCli(['call', mcpUrl, 'test_tool_with_logging', '--no-browser', '--store', store])
     expect(logs.stderr).toMatch(/^\[info\]/m)
+  })
+
+  it('shows progress on a terminal as one bar rewritten in place, even when the terminal does not say its width', async () => {
+    const { code, output } = await runCliOnTerminal(['call', mcpUrl, 'test_tool_with_progress', '--no-browser', '--store', store])
+    expect(code, output).toBe(0)
+    expect(output).toContain('\r\x1b[2K[....................] progress 0/100')
+    expect(output).toContain('\r\x1b[2K[####################] progress 100/100')
+    // the bar ends its line before the result
+    expect(output).toMatch(/progress 100\/100[^\n]*\r?\n\{/)
   })
 
   it('prints the stored token with token, and names the account with whoami', async () => {

@@ -6,7 +6,7 @@
  * `--resource`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,6 +16,7 @@ import { launchChromium } from '../helpers/chromium.js'
 import { cliLoginInChromium } from '../helpers/cli-browser-login.js'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
+import { REPO_ROOT } from '../helpers/paths.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/protected-server.mjs', import.meta.url))
 const DEMO = { username: 'demo', password: 'walk-through password' }
@@ -60,6 +61,12 @@ function startMyServer(issuer: string): Promise<ChildProcess> {
 }
 
 describe('protecting a server of your own with the authorization server of mcp-auth start', () => {
+  it('runs the server the walk-through shows: the docs print examples/protected-server.mjs as it is', async () => {
+    const docs = await readFile(join(REPO_ROOT, 'docs', 'protecting-mcp-servers.md'), 'utf8')
+    const shown = /is `examples\/protected-server\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(docs)
+    expect(shown?.[1]).toBe(await readFile(EXAMPLE, 'utf8'))
+  })
+
   it('works with --resource: login through the browser names the server, and the call reaches it', async () => {
     const myUrl = `http://localhost:${myPort}/mcp`
     const main = await startMain(['--resource', myUrl])

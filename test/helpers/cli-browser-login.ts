@@ -1,6 +1,39 @@
-import { spawn } from 'node:child_process'
 import type { Browser } from 'playwright-core'
-import { CLI_PATH } from './paths.js'
+import { spawnCliUntil, type SpawnedCli } from './cli-process.js'
+
+/** A running `mcp-auth` command that has printed a login URL and waits for the browser. */
+export interface WaitingCli extends SpawnedCli {
+  /** The authorization URL it printed. */
+  authorizationUrl: string
+}
+
+/**
+ * Spawns `mcp-auth <args>` (with --no-browser among them) and resolves once it has printed the
+ * login URL and says it is waiting for the browser.
+ */
+export async function spawnWaitingForLogin(args: string[]): Promise<WaitingCli> {
+  const spawned = await spawnCliUntil(args, /open this URL in a browser:\s+(\S+)[\s\S]*Waiting for the browser/)
+  return { ...spawned, authorizationUrl: spawned.match[1]! }
+}
+
+/** What a user does in the browser: the real login form, then the consent page. Returns the consent page's text. */
+export async function loginInChromium(browser: Browser, authorizationUrl: string, who: { username: string; password: string }): Promise<string> {
+  const context = await browser.newContext()
+  try {
+    const page = await context.newPage()
+    await page.goto(authorizationUrl)
+    await page.fill('#username', who.username)
+    await page.fill('#password', who.password)
+    await page.click('#sign-in')
+    await page.waitForSelector('#allow')
+    const consentText = (await page.textContent('main')) ?? ''
+    await page.click('#allow')
+    await page.waitForSelector('text=Signed in')
+    return consentText
+  } finally {
+    await context.close()
+  }
+}
 
 /**
  * Runs `mcp-auth login <url>` and completes the browser hand-off in Chromium from the URL it
@@ -12,29 +45,8 @@ export async function cliLoginInChromium(
   store: string,
   who: { username: string; password: string },
 ): Promise<{ code: number | null; stdout: string; stderr: string; consentText: string }> {
-  const child = spawn(process.execPath, [CLI_PATH, 'login', url, '--no-browser', '--store', store], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  const authorizationUrl = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString()
-      const match = /open this URL in a browser:\s+(\S+)/.exec(stderr)
-      if (match) resolve(match[1]!)
-    })
-    child.once('exit', () => reject(new Error(`login exited early:\n${stderr}`)))
-  })
-  const context = await browser.newContext()
-  const page = await context.newPage()
-  await page.goto(authorizationUrl)
-  await page.fill('#username', who.username)
-  await page.fill('#password', who.password)
-  await page.click('#sign-in')
-  await page.waitForSelector('#allow')
-  const consentText = (await page.textContent('main')) ?? ''
-  await page.click('#allow')
-  await page.waitForSelector('text=Signed in')
-  await context.close()
-  return { code: await exited, stdout, stderr, consentText }
+  const login = await spawnWaitingForLogin(['login', url, '--no-browser', '--store', store])
+  const consentText = await loginInChromium(browser, login.authorizationUrl, who)
+  const { code, stdout, stderr } = await login.exited
+  return { code, stdout, stderr, consentText }
 }

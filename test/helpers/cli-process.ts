@@ -18,6 +18,57 @@ export function runCli(args: string[], options: { input?: string; env?: Record<s
   })
 }
 
+/**
+ * Runs `mcp-auth <args>` on a pseudo-terminal (util-linux `script`), as a user at a terminal
+ * would: stdout and stderr are one TTY, whose size is unknown (0 columns) as on a serial console.
+ * Resolves with everything written to it, escape sequences included.
+ */
+export function runCliOnTerminal(args: string[]): Promise<{ code: number | null; output: string }> {
+  const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`
+  const command = [process.execPath, CLI_PATH, ...args].map(quote).join(' ')
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, output }))
+  })
+}
+
+/** A running `mcp-auth` command, once it wrote what a test waits for. */
+export interface SpawnedCli {
+  child: ChildProcess
+  /** What matched on stderr. */
+  match: RegExpExecArray
+  /** Resolves with the exit code (null when a signal ended it) and everything it wrote. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>
+  /** What it wrote to stderr so far. */
+  stderr(): string
+}
+
+/** Spawns `mcp-auth <args>` and resolves once its stderr matches `until`; rejects if it exits first. */
+export function spawnCliUntil(args: string[], until: RegExp): Promise<SpawnedCli> {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  )
+  return new Promise((resolve, reject) => {
+    const onData = (): void => {
+      const match = until.exec(stderr)
+      if (match === null) return
+      child.stderr.off('data', onData)
+      resolve({ child, match, exited, stderr: () => stderr })
+    }
+    child.stderr.on('data', onData)
+    void exited.then(() => reject(new Error(`mcp-auth ${args[0]} exited before writing ${until}:\n${stderr}`)))
+  })
+}
+
 /** Starts a long-running `mcp-auth <args>` and resolves with its URL once it prints `listening on <url>`. */
 export function startCli(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const timeoutMs = options.timeoutMs ?? 15_000

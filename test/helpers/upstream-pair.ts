@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises'
+import { ConsentStore } from '../../src/auth/server/consent-store.js'
 import type { AuthorizationServerOptions } from '../../src/auth/server/options.js'
 import { startAuthServer, type RunningAuthServer } from './auth-server.js'
 import { startProtectedStack, type ProtectedStack } from './protected-stack.js'
@@ -68,5 +70,18 @@ export async function startUpstreamPair(options: {
       await stack.stop()
       await upstream.stop(true)
     },
+  }
+}
+
+/**
+ * Counts the refresh tokens the upstream holds for the session our authorization server opened
+ * there for `upstreamUserId` (read from its data file, as an operator would). The session is
+ * the one open now; the count follows it after it ends.
+ */
+export async function upstreamRefreshTokenCount(pair: { upstream: RunningAuthServer; upstreamUserId: string }): Promise<() => Promise<number>> {
+  const upstreamGrant = (await new ConsentStore(pair.upstream.as.storage.records).grantIdFor(pair.upstreamUserId, 'our-as'))!
+  return async () => {
+    const data = JSON.parse(await readFile(`${pair.upstream.dataDir}/mcp-auth.json`, 'utf8')) as { models: Record<string, Record<string, { payload: { grantId?: string } }>> }
+    return Object.values(data.models['RefreshToken'] ?? {}).filter((record) => record.payload.grantId === upstreamGrant).length
   }
 }

@@ -4,9 +4,9 @@
  * settings and `skipLibCheck: false`, and run. Also what the tarball holds and leaves out.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../helpers/paths.js'
 
@@ -79,6 +79,22 @@ describe('the packed package', () => {
     expect(output).toBe('')
     const counts = JSON.parse(execFileSync(process.execPath, [join(consumer, 'out', 'index.js')], { encoding: 'utf8' })) as Record<string, number>
     for (const entry of entryPoints) expect(counts[entry], entry).toBeGreaterThan(0)
+  }, 120_000)
+
+  it('builds dist/ through prepare when packed from a checkout without it, as an install from git does', async () => {
+    // the files a clone holds (tracked, and new ones not ignored): no dist/
+    const checkout = join(dir, 'checkout')
+    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\0')
+    for (const file of listed.filter((name) => name !== '' && name !== 'node_modules')) {
+      await mkdir(dirname(join(checkout, file)), { recursive: true })
+      await copyFile(join(REPO_ROOT, file), join(checkout, file))
+    }
+    expect(listed.some((file) => file.startsWith('dist/'))).toBe(false)
+    await symlink(join(REPO_ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir')
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: checkout, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Array<{
+      files: Array<{ path: string }>
+    }>
+    expect(packed[0]!.files.map((file) => file.path)).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js']))
   }, 120_000)
 
   it('runs its command line from the unpacked package', () => {

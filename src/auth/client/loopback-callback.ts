@@ -7,7 +7,7 @@ import { PAGE_HEADERS, renderView } from '../../views/render-view.js'
 export interface LoopbackCallback {
   /** The redirect URI to register and send: http://127.0.0.1:<port><path>. */
   redirectUri: string
-  /** Resolves with the full callback URL once the browser arrives; rejects on timeout or close. */
+  /** Resolves with the full callback URL once the browser arrives; rejects on timeout, close or abort. */
   result: Promise<URL>
   close(): void
 }
@@ -28,6 +28,8 @@ export async function startLoopbackCallback(
     timeoutMs?: number
     /** Runs on the arriving response before anything else; what it throws rejects `result` and the page says the sign-in was refused. */
     check?: (response: URL) => void
+    /** Aborting stops the wait: the listener closes and `result` rejects with the signal's reason. */
+    signal?: AbortSignal
   } = {},
 ): Promise<LoopbackCallback> {
   const path = defaults.oauthClient.callbackPath
@@ -77,18 +79,24 @@ export async function startLoopbackCallback(
     if (options.strictPort === true) throw new Error(`the callback port ${preferred} is in use; free it or choose another with --callback-port`, { cause: error })
     await listen(0)
   }
+  const redirectUri = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
   const timeoutMs = options.timeoutMs ?? defaults.oauthClient.callbackTimeoutMs
   const timer = setTimeout(() => reject(new Error(`login not completed within ${duration(timeoutMs)}: the browser did not come back from the login page`)), timeoutMs)
   timer.unref()
-  const close = (): void => {
+  const close = (reason: Error = new Error('the login was cancelled')): void => {
     clearTimeout(timer)
     server.closeAllConnections()
     server.close()
-    reject(new Error('the login was cancelled'))
+    reject(reason)
   }
+  const { signal } = options
+  const onAbort = (): void => close(signal?.reason instanceof Error ? signal.reason : new Error('the login was cancelled', { cause: signal?.reason }))
+  if (signal?.aborted === true) onAbort()
+  else signal?.addEventListener('abort', onAbort, { once: true })
   result
     .finally(() => {
       clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
       // Let the success page finish before closing.
       setTimeout(() => {
         server.closeAllConnections()
@@ -96,7 +104,7 @@ export async function startLoopbackCallback(
       }, 50).unref()
     })
     .catch(() => undefined)
-  return { redirectUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, result, close }
+  return { redirectUri, result, close: () => close() }
 }
 
 /** `5 min`, `90 s`: how long a wait was, as a person reads it. */

@@ -31,10 +31,32 @@ export interface McpOAuthOptions {
   anyIssuerClient?: { client_id: string; client_secret?: string }
   /** An https URL where this client's metadata document is published (used when the AS supports CIMD). */
   clientMetadataDocument?: string
+  /** How long (ms) a login waits for the browser to come back; default `callbackTimeoutMs` (5 min). */
+  loginTimeoutMs?: number
   /** Preferred loopback callback port (0: ephemeral); `strictCallbackPort` refuses to move. */
   callbackPort?: number
   strictCallbackPort?: boolean
   fetch?: typeof fetch
+  /**
+   * Aborting ends a login that waits for the browser: the loopback listener closes and the login
+   * rejects with McpOAuthError `cancelled` ("login cancelled"). The CLI aborts it on Ctrl-C.
+   */
+  signal?: AbortSignal
+  /**
+   * Keep browser logins out of `fetch`. A request that needs one (a 401 that no stored or
+   * refreshed token answers, a 403 insufficient_scope) gets that refusal back, and
+   * `loginAsked()` runs the login it asked for; the caller then sends the request again (the
+   * server refused it, so it was not carried out). For callers whose requests have timeouts:
+   * the browser wait, with its own limit (`callbackTimeoutMs`), then does not count against
+   * them. Default false: `fetch` logs in and sends the request again itself.
+   */
+  loginOutsideFetch?: boolean
+}
+
+/** The login a refused request asked for: the challenge it came with, or the wider scope it needs. */
+interface AskedLogin {
+  scope?: string
+  challenge: string | null
 }
 
 /**
@@ -58,6 +80,8 @@ export class McpOAuth {
   /** The challenge the discovery above was made for (a new challenge may name other metadata or scopes). */
   #discoveredFor: string | null = null
   #login: Promise<StoredTokens> | undefined
+  /** With `loginOutsideFetch`: the login the last refused request asked for, until `loginAsked()` runs it. */
+  #asked: AskedLogin | undefined
   /** The issuer the any-issuer pre-registered client was first used at. */
   #anyIssuerClientAt: string | undefined
   /**
@@ -78,20 +102,36 @@ export class McpOAuth {
     let tokens = await this.#currentTokens()
     let response = await this.#send(input, init, tokens)
     if (response.status === 401) {
-      const challenge = response.headers.get('www-authenticate')
+      const recovered = await this.#recover(tokens, response.headers.get('www-authenticate'))
+      if (recovered === undefined) return response
       await response.body?.cancel()
-      tokens = await this.#recover(tokens, challenge)
+      tokens = recovered
       response = await this.#send(input, init, tokens)
     }
     for (let stepUps = 0; response.status === 403 && stepUps < defaults.oauthClient.maxStepUps; stepUps++) {
       const params = bearerParams(response.headers.get('www-authenticate'))
       if (params?.['error'] !== 'insufficient_scope') break
-      await response.body?.cancel()
       const wanted = new Set([...(tokens?.scope?.split(' ') ?? []), ...(params['scope']?.split(' ') ?? [])].filter(Boolean))
-      tokens = await this.login({ scope: [...wanted].join(' '), challenge: null })
+      const stepUp = await this.#loginInFetch({ scope: [...wanted].join(' '), challenge: null })
+      if (stepUp === undefined) return response
+      await response.body?.cancel()
+      tokens = stepUp
       response = await this.#send(input, init, tokens)
     }
     return response
+  }
+
+  /**
+   * With `loginOutsideFetch`: runs the login that a refused request asked for since the last
+   * one, if any. True when a login ran (send the refused request again), false when none was
+   * asked for.
+   */
+  async loginAsked(): Promise<boolean> {
+    const asked = this.#asked
+    if (asked === undefined) return false
+    this.#asked = undefined
+    await this.login(asked)
+    return true
   }
 
   /**
@@ -196,12 +236,13 @@ export class McpOAuth {
   }
 
   /**
-   * After a 401: refresh if we hold a refresh token (once, shared), else log in. A refused token
+   * After a 401: refresh if we hold a refresh token (once, shared), else log in (undefined: the
+   * login is left to the caller, see `loginOutsideFetch`). A refused token
    * sends discovery back to the metadata first: the resource may have moved to another
    * authorization server, whose tokens and registration are then looked up under its issuer and
    * never the old one's (MCP 2026-07-28 client-registration §Authorization Server Binding).
    */
-  async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens> {
+  async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens | undefined> {
     const discovered = await this.#discover(challenge, held !== undefined)
     const stored = await this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
     // Another process (or request) already replaced the token that was refused: use the new one.
@@ -213,7 +254,14 @@ export class McpOAuth {
         // invalid_grant (revoked, reused) and the like: a new login
       }
     }
-    return this.login({ challenge, ...(discovered.scope !== undefined ? { scope: discovered.scope } : {}) })
+    return this.#loginInFetch({ challenge, ...(discovered.scope !== undefined ? { scope: discovered.scope } : {}) })
+  }
+
+  /** A login a request needs: now, or (with `loginOutsideFetch`) noted for `loginAsked()`, leaving the refusal to the caller. */
+  async #loginInFetch(asked: AskedLogin): Promise<StoredTokens | undefined> {
+    if (this.#options.loginOutsideFetch !== true) return this.login(asked)
+    this.#asked = asked
+    return undefined
   }
 
   /** One refresh at a time across processes; a refresh someone else just did is reused. */
@@ -250,6 +298,7 @@ export class McpOAuth {
   }
 
   async #authorize(options: { scope?: string; challenge?: string | null }): Promise<StoredTokens> {
+    if (this.#options.signal?.aborted === true) throw new McpOAuthError('cancelled', 'login cancelled', { cause: this.#options.signal.reason })
     const challenge = options.challenge === undefined && this.#discovered === undefined ? await this.#probe() : (options.challenge ?? null)
     const discovered = await this.#discover(challenge)
     const { server, resource } = discovered
@@ -263,6 +312,8 @@ export class McpOAuth {
       check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
       ...(this.#options.strictCallbackPort !== undefined ? { strictPort: this.#options.strictCallbackPort } : {}),
+      ...(this.#options.signal !== undefined ? { signal: this.#options.signal } : {}),
+      ...(this.#options.loginTimeoutMs !== undefined ? { timeoutMs: this.#options.loginTimeoutMs } : {}),
     })
     try {
       const registration = await this.#registration(server, stored, callback.redirectUri)
@@ -279,7 +330,9 @@ export class McpOAuth {
         ...(scope !== undefined ? { scope } : {}),
       })
       await this.#options.handoff(url)
-      const returned = await callback.result
+      const returned = await callback.result.catch((error: unknown) => {
+        throw this.#options.signal?.aborted === true ? new McpOAuthError('cancelled', 'login cancelled', { cause: error }) : error
+      })
       let response
       try {
         response = await client.authorizationCodeGrant(config, returned, { pkceCodeVerifier: verifier, expectedState: state }, { resource, redirect_uri: callback.redirectUri })

@@ -255,7 +255,13 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   const app = new Koa({ proxy: options.trustProxy })
   app.use(middleware)
 
-  const grants = new GrantAdmin({ provider, adapter: (name) => new Adapter(name), accounts, consents })
+  const grants = new GrantAdmin({
+    provider,
+    adapter: (name) => new Adapter(name),
+    accounts,
+    consents,
+    ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
+  })
   const configuredIds = new Set(options.clients.map((configured) => configured.client_id))
   return {
     issuer: provider.issuer,

@@ -31,20 +31,30 @@ export async function destroyGrant(adapter: (name: string) => OidcAdapter, grant
  * What was granted, and the end of it. A grant is what a user consented to for one client; ending
  * it removes every token and code issued from it, the grant itself and the remembered consent,
  * then announces `grant.revoked`, so JWT access tokens of the grant are refused by resource
- * servers that check revocation and a delegated login's upstream tokens are revoked too, as a
- * logout or a revocation request does.
+ * servers that check revocation. A delegated login's upstream tokens are revoked too, as a logout
+ * or a revocation request does, and before `revoke` resolves: an administration command exits
+ * right after it.
  */
 export class GrantAdmin {
   readonly #provider: Provider
   readonly #adapter: (name: string) => OidcAdapter
   readonly #accounts: AccountStore
   readonly #consents: ConsentStore
+  readonly #endUpstream: ((grantId: string) => Promise<void>) | undefined
 
-  constructor(deps: { provider: Provider; adapter: (name: string) => OidcAdapter; accounts: AccountStore; consents: ConsentStore }) {
+  constructor(deps: {
+    provider: Provider
+    adapter: (name: string) => OidcAdapter
+    accounts: AccountStore
+    consents: ConsentStore
+    /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
+    endUpstream?: (grantId: string) => Promise<void>
+  }) {
     this.#provider = deps.provider
     this.#adapter = deps.adapter
     this.#accounts = deps.accounts
     this.#consents = deps.consents
+    this.#endUpstream = deps.endUpstream
   }
 
   /** Live grants, oldest first, optionally of one account (by name) or one client. */
@@ -82,6 +92,8 @@ export class GrantAdmin {
     if (grant === undefined) return false
     await destroyGrant(this.#adapter, grantId)
     await this.#consents.forget(String(grant['accountId']), String(grant['clientId']))
+    // awaited here; the grant.revoked listener then finds the upstream session already ended
+    await this.#endUpstream?.(grantId)
     this.#provider.emit('grant.revoked', undefined, grantId)
     return true
   }

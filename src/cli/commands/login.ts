@@ -17,9 +17,10 @@ ${CLIENT_USAGE}  -h, --help      show this help
 `,
   options: { ...CLIENT_OPTIONS, scope: { type: 'string' } },
   allowPositionals: true,
-  async run(values, positionals) {
+  interruptible: true,
+  async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const auth = cliAuth(url, values)
+    const auth = cliAuth(url, values, { signal })
     const tokens = await auth.login(typeof values.scope === 'string' ? { scope: values.scope } : {})
     process.stdout.write(`logged in to ${url}${tokens.scope ? ` (scope: ${tokens.scope})` : ''}\n`)
   },

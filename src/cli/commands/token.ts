@@ -19,9 +19,10 @@ ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS },
   allowPositionals: true,
-  async run(values, positionals) {
+  interruptible: true,
+  async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const token = await cliAuth(url, values).accessToken()
+    const token = await cliAuth(url, values, { signal }).accessToken()
     if (token === undefined) {
       process.stderr.write(`mcp-auth token: ${url} asked for no token\n`)
       return 1

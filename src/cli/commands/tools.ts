@@ -1,4 +1,5 @@
 import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { withLogin } from '../with-login.js'
 import type { Command } from '../command.js'
 
 export const toolsCommand: Command = {
@@ -13,11 +14,13 @@ ${CLIENT_USAGE}  -h, --help   show this help
 `,
   options: { ...CLIENT_OPTIONS, json: { type: 'boolean' } },
   allowPositionals: true,
-  async run(values, positionals) {
+  interruptible: true,
+  async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const client = await connectClient(url, cliAuth(url, values))
+    const auth = cliAuth(url, values, { signal, loginOutsideFetch: true })
+    const client = await connectClient(url, auth, { signal })
     try {
-      const tools = await client.listAllTools()
+      const tools = await withLogin(auth, () => client.listAllTools({ signal }))
       if (values.json === true) process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`)
       else for (const tool of tools) process.stdout.write(`${tool.name}${tool.description ? `  ${tool.description}` : ''}\n`)
     } finally {

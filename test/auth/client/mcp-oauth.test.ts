@@ -71,8 +71,10 @@ describe('McpOAuth against mcp-auth start', () => {
     const auth = new McpOAuth(`${stack.origin}/mcp`, { store, handoff, clientName: 'test client' })
     const result = await callTool(auth, 'whoami')
     expect(handoff.calls).toBe(1)
-    const identity = JSON.parse((result.content[0] as { text: string }).text) as { scopes: string[]; clientId: string }
+    const identity = JSON.parse((result.content[0] as { text: string }).text) as { username: string; scopes: string[]; clientId: string }
     expect(identity.scopes).toEqual(['mcp'])
+    // the demo's whoami tool names the account, not only its subject (issue 15)
+    expect(identity.username).toBe('demo')
     expect((await stat(store.file)).mode & 0o777).toBe(0o600)
     const saved = JSON.parse(await readFile(store.file, 'utf8'))
     expect(Object.values(saved.clients as Record<string, { source: string }>)[0]!.source).toBe('dynamic')
@@ -118,6 +120,22 @@ describe('McpOAuth against mcp-auth start', () => {
     expect(handoff.calls).toBe(2)
   })
 
+  it('ends a login waiting for the browser when its signal aborts: "login cancelled", the loopback listener closed', async () => {
+    const controller = new AbortController()
+    let redirectUri = ''
+    const auth = new McpOAuth(`${stack.origin}/mcp`, {
+      store: new FileTokenStore(join(dir, 'cancelled', 'tokens.json')),
+      signal: controller.signal,
+      handoff: (url) => {
+        redirectUri = url.searchParams.get('redirect_uri')!
+        setTimeout(() => controller.abort(new Error('interrupted')), 100)
+      },
+    })
+    await expect(auth.login()).rejects.toMatchObject({ name: 'McpOAuthError', code: 'cancelled', message: 'login cancelled' })
+    expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    await expect(fetch(redirectUri)).rejects.toThrow()
+  })
+
   it('steps up on 403 insufficient_scope: re-authorizes with the wider scope and retries', async () => {
     const store = new FileTokenStore(join(dir, 'step-up', 'tokens.json'))
     const handoff = formHandoff()
@@ -131,5 +149,20 @@ describe('McpOAuth against mcp-auth start', () => {
         .scope.split(' ')
         .sort(),
     ).toEqual(['mcp', 'mcp:admin'])
+  })
+
+  it('with loginOutsideFetch, hands a refusal that needs a login back (401, then 403 insufficient_scope) and runs that login on loginAsked()', async () => {
+    const store = new FileTokenStore(join(dir, 'outside', 'tokens.json'))
+    const handoff = formHandoff()
+    const auth = new McpOAuth(`${stack.origin}/mcp`, { store, handoff, loginOutsideFetch: true })
+    await expect(callTool(auth, 'admin_stats')).rejects.toMatchObject({ name: 'HttpTransportError', status: 401 })
+    expect(handoff.calls).toBe(0)
+    expect(await auth.loginAsked()).toBe(true)
+    expect(handoff.calls).toBe(1)
+    await expect(callTool(auth, 'admin_stats')).rejects.toMatchObject({ name: 'HttpTransportError', status: 403 })
+    expect(await auth.loginAsked()).toBe(true)
+    expect(await auth.loginAsked()).toBe(false)
+    expect(handoff.calls).toBe(2)
+    expect(JSON.stringify((await callTool(auth, 'admin_stats')).content)).toContain('uptimeSeconds')
   })
 })

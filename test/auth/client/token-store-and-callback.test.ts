@@ -100,6 +100,15 @@ describe('startLoopbackCallback', () => {
     await expect(callback.result).rejects.toBe(refusal)
   })
 
+  it('stops waiting when its signal aborts: the listener closes and the result rejects with the reason', async () => {
+    const controller = new AbortController()
+    const callback = await startLoopbackCallback({ signal: controller.signal })
+    const reason = new Error('interrupted')
+    controller.abort(reason)
+    await expect(callback.result).rejects.toBe(reason)
+    await expect(fetch(callback.redirectUri)).rejects.toThrow()
+  })
+
   it('gives up after its timeout, saying the login was not completed in that time', async () => {
     const callback = await startLoopbackCallback({ timeoutMs: 1_000 })
     await expect(callback.result).rejects.toThrow(/^login not completed within 1 s: the browser did not come back/)

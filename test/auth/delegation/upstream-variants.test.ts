@@ -3,7 +3,7 @@ import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
 import type { TokenStore } from '../../../src/auth/client/token-store.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 import { formLogin } from '../../helpers/form-login.js'
-import { startUpstreamPair } from '../../helpers/upstream-pair.js'
+import { startUpstreamPair, upstreamRefreshTokenCount } from '../../helpers/upstream-pair.js'
 
 /** An in-memory token store for one test. */
 function memoryStore(): TokenStore {
@@ -66,13 +66,7 @@ describe('delegation variants', () => {
       },
     })
     await auth.login()
-    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
-    const upstreamGrant = (await new ConsentStore(pair.upstream.as.storage.records).grantIdFor(pair.upstreamUserId, 'our-as'))!
-    const upstreamRefreshTokens = async () => {
-      const { readFile } = await import('node:fs/promises')
-      const data = JSON.parse(await readFile(`${pair.upstream.dataDir}/mcp-auth.json`, 'utf8')) as { models: Record<string, Record<string, { payload: { grantId?: string } }>> }
-      return Object.values(data.models['RefreshToken'] ?? {}).filter((record) => record.payload.grantId === upstreamGrant).length
-    }
+    const upstreamRefreshTokens = await upstreamRefreshTokenCount(pair)
     expect(await upstreamRefreshTokens()).toBe(1)
     const tokens = (await store.getTokens(pair.stack.origin, `${pair.stack.origin}/mcp`))!
     const client = (await store.getClient(pair.stack.origin))!

@@ -63,12 +63,18 @@ async function startAuthorization(scope = 'mcp') {
 describe('login and consent pages in Chromium', () => {
   it('fit a 390 px wide phone screen, long client names and ids wrapped, as at desktop width', async () => {
     const longName = `Acme-${'VeryLongProductName'.repeat(6)}`
-    const config = await oidc.dynamicClientRegistration(
-      new URL(s.issuer),
-      { redirect_uris: ['http://127.0.0.1/callback'], token_endpoint_auth_method: 'none', client_name: longName, application_type: 'native' },
-      oidc.None(),
-      insecure,
-    )
+    // a pre-registered client whose id is one long word, as a metadata document URL can be
+    const longId = `acme-desktop-${'0123456789abcdef'.repeat(8)}`
+    await s.as.addClient({
+      client_id: longId,
+      client_name: longName,
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    })
+    const config = await oidc.discovery(new URL(s.issuer), longId, undefined, oidc.None(), insecure)
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: `${callbackOrigin}/callback`,
       scope: 'mcp',
@@ -92,6 +98,7 @@ describe('login and consent pages in Chromium', () => {
       await page.click('#sign-in')
       await page.waitForSelector('#allow')
       expect(await page.textContent('main')).toContain(longName)
+      expect(await page.textContent('main')).toContain(longId)
       expect(await fits(), `consent page at ${label} width`).toBe(true)
       await page.screenshot({ path: join(SCREENSHOTS, `consent-${label}.png`), fullPage: true })
       await context.close()
