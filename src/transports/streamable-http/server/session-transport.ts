@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
-import type { MessageExtra, SendOptions, Transport, TransportSink } from '../../../protocol/transport.js'
+import type { SendOptions, Transport, TransportSink } from '../../../protocol/transport.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import type { EventStore } from './event-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
@@ -58,11 +58,8 @@ export class SessionTransport implements Transport, StreamHost {
   #closed = false
   /** Set from the negotiated version (initialize, or a restored session). */
   #prime = false
+  /** The endpoint's sink: this transport delivers to it only (no onmessage/onerror/onclose callbacks). */
   #sink: TransportSink | undefined
-
-  onmessage?: (payload: unknown, extra?: MessageExtra) => void
-  onerror?: (error: Error) => void
-  onclose?: () => void
 
   constructor(sessionId: string | undefined, options: SessionTransportOptions) {
     this.sessionId = sessionId
@@ -73,7 +70,7 @@ export class SessionTransport implements Transport, StreamHost {
 
   // StreamHost: what this session's streams read from it
   get eventStore(): EventStore | undefined {
-    return this.sessionId === undefined ? undefined : this.#options.eventStore
+    return this.#options.eventStore
   }
   get keepAliveMs(): number {
     return this.#options.keepAliveMs
@@ -185,7 +182,6 @@ export class SessionTransport implements Transport, StreamHost {
     this.#standalone = undefined
     this.#byRequest = undefined
     this.#sink?.closed()
-    this.onclose?.()
     this.#options.ended?.(this)
   }
 
