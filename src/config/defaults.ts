@@ -180,6 +180,19 @@ export const defaults = {
      */
     sweepIntervalMs: 10 * 60_000,
   },
+  redis: {
+    /** Prefix of every key and pub/sub channel we use, so several deployments can share one Redis. */
+    prefix: 'mcp-auth:',
+    /** How long (ms) a start waits for Redis before it gives up with a clear error. */
+    connectTimeoutMs: 5_000,
+    /**
+     * How long (ms) one command may take before it fails. While Redis is unreachable commands fail
+     * at once (no offline queue): a request answers 503 instead of hanging.
+     */
+    commandTimeoutMs: 2_000,
+    /** Longest pause (ms) between reconnection attempts; they go on forever, so service resumes when Redis returns. */
+    reconnectMaxDelayMs: 2_000,
+  },
   resourceServer: {
     /** Allowed clock skew (seconds) for `exp` / `nbf` / `iat` of access tokens. */
     clockToleranceSeconds: 5,

@@ -141,6 +141,7 @@ function hashedIdAdapter(inner: OidcAdapter): OidcAdapter {
       return payload === undefined ? undefined : { ...payload, jti: id }
     },
     consume: (id) => inner.consume(digest(id)),
+    claim: (id, field) => inner.claim(digest(id), field),
     destroy: (id) => inner.destroy(digest(id)),
   }
 }
@@ -152,6 +153,7 @@ function bind(inner: OidcAdapter): OidcAdapter {
     findByUid: inner.findByUid.bind(inner),
     findByUserCode: inner.findByUserCode.bind(inner),
     consume: inner.consume.bind(inner),
+    claim: inner.claim.bind(inner),
     destroy: inner.destroy.bind(inner),
     revokeByGrantId: inner.revokeByGrantId.bind(inner),
     list: inner.list.bind(inner),
