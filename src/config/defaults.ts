@@ -136,6 +136,11 @@ export const defaults = {
      * is forgotten first, so a long session does not grow without bound.
      */
     maxStreamsPerSession: 100,
+    /**
+     * `Retry-After` (s) on the 503 answered while the shared session store (Redis) cannot be
+     * reached. The Redis client retries every 2 s at most, so 5 s lets it reconnect first.
+     */
+    storageRetryAfterSeconds: 5,
   },
   httpClient: {
     /**
