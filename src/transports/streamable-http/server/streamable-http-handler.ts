@@ -5,7 +5,8 @@ import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
-import type { ServerSession } from '../../../server/server-session.js'
+import { SESSION_STATE_METHODS } from '../../../server/server-session.js'
+import type { MessageBus } from '../../../storage/message-bus.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
@@ -15,10 +16,14 @@ import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
-import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
+import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../../http/session-limits.js'
 import { sessionOwner } from '../../http/session-owner.js'
-import { InMemoryEventStore, type EventStore } from './event-store.js'
-import type { SessionStore } from './session-store.js'
+import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
+import { isStorageUnavailable } from '../../../storage/errors.js'
+import { ClusterSessions } from './cluster-sessions.js'
+import { InMemoryEventStore, streamOfEventId, type EventStore } from './event-store.js'
+import { LiveSession } from './live-session.js'
+import type { SessionState, SessionStore } from './session-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
@@ -53,28 +58,30 @@ export interface StreamableHttpOptions {
    */
   sessionStore?: SessionStore | undefined
   eventStore?: EventStore
+  /**
+   * Several processes behind one load balancer serve the same sessions, over this bus (a
+   * `RedisConnection`, or `redisMcpOptions(connection).bus`): a message a session sends
+   * with no request stream to carry it reaches the process holding its GET stream; the client's
+   * answer to a request another process sent (elicitation, sampling, roots), or its
+   * notifications/cancelled for a request another process handles, is forwarded there; DELETE
+   * ends the session in every process. Give the McpServer the same bus (`shareNotifications`)
+   * for list changes and resource updates. Use with a shared `sessionStore` and `eventStore`.
+   */
+  bus?: MessageBus | undefined
 }
 
-/** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
-class LiveSession implements LimitedSession {
-  readonly session: ServerSession
-  readonly transport: SessionTransport
-  readonly owner: string
-  lastSeen = Date.now()
+const NO_CANCELS: JsonRpcMessage[] = []
 
-  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
-    this.session = session
-    this.transport = transport
-    this.owner = owner
-  }
+const NOOP = () => {}
 
-  get busy(): boolean {
-    return this.transport.busy
-  }
+/** Attaches a catch to a store call's promise (synchronous stores return none). */
+function settle(result: Promise<void> | void): void {
+  if (result instanceof Promise) result.catch(NOOP)
+}
 
-  close(): void {
-    void this.session.close()
-  }
+/** The failure of a save the answer waited for: 503 when the store is unreachable. */
+function saveFailure(error: unknown, id: RequestId | null): HttpError {
+  return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
 }
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
@@ -101,7 +108,7 @@ const NO_HEADERS: Record<string, string> = {}
  */
 export class StreamableHttpHandler {
   readonly #server: McpServer
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
+  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
   readonly #sessions = new Map<string, LiveSession>()
   /** Stateless mode: one long-lived session per protocol version. */
@@ -115,6 +122,15 @@ export class StreamableHttpHandler {
   readonly #statelessTransports: SessionTransportOptions
   /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
   readonly #unstoredStreams: StreamHost
+  /**
+   * A store shared by several processes (it expires idle sessions itself and counts the caps of
+   * all): asked on every request, never told to delete a session this process merely dropped.
+   */
+  readonly #sharedStore: (SessionStore & Required<Pick<SessionStore, 'touch'>>) | undefined
+  /** With a bus: the other processes serving the same sessions. */
+  readonly #cluster: ClusterSessions | undefined
+  /** Sessions being restored from the store: concurrent requests wait for the one copy. */
+  readonly #restoring = new Map<string, Promise<LiveSession | undefined>>()
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
@@ -134,8 +150,18 @@ export class StreamableHttpHandler {
       ...options,
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
+    const store = this.#options.sessionStore
+    this.#sharedStore = store?.touch === undefined ? undefined : (store as SessionStore & Required<Pick<SessionStore, 'touch'>>)
+    this.#cluster = options.bus === undefined || options.stateless === true ? undefined : new ClusterSessions(options.bus, this.#sessions)
     const { keepAliveMs, retryMs, preferJsonResponse } = this.#options
-    this.#sessionTransports = { eventStore: this.#options.eventStore, keepAliveMs, retryMs, preferJsonResponse, ended: (transport) => this.#ended(transport) }
+    this.#sessionTransports = {
+      eventStore: this.#options.eventStore,
+      keepAliveMs,
+      retryMs,
+      preferJsonResponse,
+      ended: (transport) => this.#ended(transport),
+      cluster: this.#cluster?.link,
+    }
     this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
     this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
     this.#shared = new SharedStatelessSessions(server)
@@ -147,11 +173,14 @@ export class StreamableHttpHandler {
     })
     this.#limits = new SessionLimits({
       maxSessions: this.#options.maxSessions,
-      maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal,
-      minIdleMs: defaults.streamableHttp.evictIdleAfterMs,
+      // a shared store counts each principal's sessions across processes (admit)
+      maxSessionsPerOwner: this.#sharedStore === undefined ? this.#options.maxSessionsPerPrincipal : Number.POSITIVE_INFINITY,
+      minIdleMs: d.evictIdleAfterMs,
     })
     if (!this.#options.stateless) {
-      this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
+      // a shared store learns of busy sessions (open GET streams) from the sweep: before they look idle there
+      const sweepMs = Math.min(d.sessionSweepMs, this.#options.sessionIdleMs, this.#sharedStore === undefined ? Number.POSITIVE_INFINITY : d.evictIdleAfterMs / 2)
+      this.#sweep = setInterval(() => this.#expireIdle(), sweepMs)
       this.#sweep.unref()
     }
   }
@@ -181,15 +210,19 @@ export class StreamableHttpHandler {
           throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: this.#options.stateless ? 'POST' : ALLOW } })
       }
     } catch (error) {
-      sendHttpError(res, error)
+      sendHttpError(res, asHttpFailure(error))
     }
   }
 
-  /** End every session and stop the idle sweep. */
+  /**
+   * End every session and stop the idle sweep. With a shared store, only this process's copies
+   * end: the sessions live on for the other processes.
+   */
   async close(): Promise<void> {
     if (this.#sweep !== undefined) clearInterval(this.#sweep)
     await this.#shared.close()
     await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
+    await this.#cluster?.link.close()
   }
 
   async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
@@ -201,15 +234,21 @@ export class StreamableHttpHandler {
     const versionHeader = readProtocolVersionHeader(req.headers)
 
     const { batch, messages: parsed, requestIds } = classifyBody(body)
-    const cancelled: RequestId[] = []
+    let cancels = NO_CANCELS
     let initialize = false
+    let changesState = false
+    let answers = false
     for (const message of parsed) {
-      if (!('method' in message)) continue
-      if ('id' in message) {
+      if (!('method' in message)) {
+        answers = true
+      } else if ('id' in message) {
         if (message.method === 'initialize') initialize = true
+        else if (SESSION_STATE_METHODS.has(message.method)) changesState = true
       } else if (message.method === 'notifications/cancelled') {
-        const requestId = message.params?.requestId
-        if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
+        if (cancels === NO_CANCELS) cancels = []
+        cancels.push(message)
+      } else if (message.method === 'notifications/progress') {
+        answers = true
       }
     }
     if (initialize && batch) throw new HttpError(400, 'Invalid Request: initialize must not be part of a batch', { rpcCode: -32600 })
@@ -222,34 +261,47 @@ export class StreamableHttpHandler {
       return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
     }
 
-    const sessionId = header(req.headers, 'mcp-session-id')
-    const owner = sessionOwner(req)
-    let live: LiveSession
-    let headers: Record<string, string> = {}
-    if (initialize && sessionId === undefined) {
-      live = await this.#createSession(owner)
-      headers = { 'Mcp-Session-Id': live.transport.sessionId! }
-    } else {
-      live = await this.#find(sessionId, owner)
-    }
-    live.lastSeen = Date.now()
-    refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      live.session.receiveMessages(parsed, batch, extra)
-      for (const id of cancelled) live.transport.cancelled(id)
-      return
-    }
-    const stream = live.transport.openExchange(res, requestIds, batch, headers)
-    if (initialize && this.#options.sessionStore !== undefined) {
-      const previous = stream.onfinished
-      stream.onfinished = () => {
-        previous?.()
-        void this.#saveState(live)
+    try {
+      const sessionId = header(req.headers, 'mcp-session-id')
+      const owner = sessionOwner(req)
+      const cluster = this.#cluster
+      if (cluster !== undefined) await cluster.link.ready()
+      let live: LiveSession
+      let headers: Record<string, string> = {}
+      if (initialize && sessionId === undefined) {
+        live = await this.#createSession(owner)
+        headers = { 'Mcp-Session-Id': live.transport.sessionId! }
+      } else {
+        live = await this.#find(sessionId, owner)
       }
+      live.lastSeen = Date.now()
+      refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
+      // the client's answers to requests another process sent go there
+      const messages = answers && cluster !== undefined ? await cluster.routeAnswers(live, parsed) : parsed
+      if (requestIds.length === 0) {
+        endSoon(res.writeHead(202))
+        if (messages.length > 0) live.session.receiveMessages(messages, batch, extra)
+        this.#cancel(live, cancels)
+        return
+      }
+      const stream = live.transport.openExchange(res, requestIds, batch, headers)
+      live.session.receiveMessages(messages, batch, extra)
+      this.#cancel(live, cancels)
+      // the handlers of initialize and of the state-changing methods ran (synchronously): the
+      // answer waits until the store has what they changed, so the next request may go anywhere
+      if ((initialize || changesState) && this.#options.sessionStore !== undefined) stream.hold(this.#saveState(live, changesState), saveFailure)
+    } catch (error) {
+      throw asHttpFailure(error, requestIds.length === 1 ? requestIds[0]! : null)
     }
-    live.session.receiveMessages(parsed, batch, extra)
-    for (const id of cancelled) live.transport.cancelled(id)
+  }
+
+  #cancel(live: LiveSession, cancels: readonly JsonRpcMessage[]): void {
+    if (cancels.length === 0) return
+    if (this.#cluster !== undefined) return this.#cluster.cancel(live, cancels)
+    for (const message of cancels) {
+      const requestId = (message as { params?: { requestId?: unknown } }).params?.requestId
+      if (typeof requestId === 'string' || typeof requestId === 'number') live.transport.cancelled(requestId)
+    }
   }
 
   /**
@@ -294,25 +346,29 @@ export class StreamableHttpHandler {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
     requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
+    if (this.#cluster !== undefined) await this.#cluster.link.ready()
     const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
     live.lastSeen = Date.now()
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
-      const stored = await this.#options.eventStore.after(live.transport.sessionId!, lastEventId)
-      if (stored === undefined || !live.transport.ownsStream(stored.streamId)) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
-      live.transport.resume(res, stored.streamId, stored.events)
+      const streamId = streamOfEventId(lastEventId)
+      if (streamId === undefined || !live.transport.ownsStream(streamId)) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
+      const sessionId = live.transport.sessionId!
+      await live.transport.resume(res, streamId, () => this.#options.eventStore.after(sessionId, lastEventId))
       return
     }
     if (live.transport.hasStandaloneStream) throw new HttpError(409, 'Conflict: this session already has an open GET stream')
-    live.transport.openStandalone(res)
+    await live.transport.openStandalone(res)
   }
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     refuseStatelessRevision(req)
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
     readProtocolVersionHeader(req.headers)
-    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    const sessionId = header(req.headers, 'mcp-session-id')
+    const live = await this.#find(sessionId, sessionOwner(req))
     await live.session.close()
+    if (this.#sharedStore !== undefined || this.#cluster !== undefined) await this.#endEverywhere(sessionId!)
     res.writeHead(200).end()
   }
 
@@ -322,23 +378,92 @@ export class StreamableHttpHandler {
    */
   async #find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
     if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
-    const live = this.#sessions.get(sessionId) ?? (await this.#restore(sessionId, owner))
+    let live = this.#sessions.get(sessionId)
+    if (live === undefined) live = await this.#restore(sessionId, owner)
+    else if (this.#sharedStore !== undefined && live.owner === owner) live = await this.#refresh(live, this.#sharedStore)
     if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
     return live
   }
 
-  async #createSession(owner: string): Promise<LiveSession> {
-    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
-    return this.#adopt(randomUUID(), owner)
+  /**
+   * A shared store is asked whether the session still exists (it may have been deleted through
+   * another process, evicted, or expired: this copy ends then) and refreshes its idle expiry; what
+   * the client changed elsewhere (subscriptions, log level) is taken over.
+   */
+  async #refresh(live: LiveSession, store: Required<Pick<SessionStore, 'touch'>>): Promise<LiveSession | undefined> {
+    const state = await store.touch(live.transport.sessionId!)
+    if (state === undefined) {
+      live.close()
+      return undefined
+    }
+    this.#adoptState(live, state)
+    return live
   }
 
-  /** A session another process (or an earlier run) created, found in a shared store; only for its owner. */
-  async #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const state = await this.#options.sessionStore?.get(sessionId)
+  #adoptState(live: LiveSession, state: SessionState): void {
+    if (state.updatedAt === live.updatedAt) return
+    live.session.applySharedState(state)
+    live.updatedAt = state.updatedAt
+  }
+
+  async #createSession(owner: string): Promise<LiveSession> {
+    const sessionId = randomUUID()
+    const store = this.#sharedStore
+    if (store?.admit !== undefined) {
+      const d = this.#options
+      const verdict = await store.admit(sessionId, owner, {
+        maxSessions: d.maxSessions,
+        maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
+        idleBefore: Date.now() - defaults.streamableHttp.evictIdleAfterMs,
+      })
+      if (!verdict.admitted) throw verdict.reason === 'principal' ? tooManySessionsForPrincipal() : tooManySessions()
+      for (const victim of verdict.evicted) this.#evicted(victim)
+    }
+    try {
+      this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+    } catch (error) {
+      if (store !== undefined) settle(store.delete(sessionId))
+      throw error
+    }
+    return this.#adopt(sessionId, owner)
+  }
+
+  /** A session the shared store ended to make room: the other processes close their copies. */
+  #evicted(sessionId: string): void {
+    this.#sessions.get(sessionId)?.close()
+    settle(this.#options.eventStore.dropSession(sessionId))
+    if (this.#cluster !== undefined) settle(this.#cluster.link.publishEnd(sessionId))
+  }
+
+  /** DELETE with a shared store or other processes: the session ends in all of them. */
+  async #endEverywhere(sessionId: string): Promise<void> {
+    const store = this.#sharedStore
+    await Promise.all([store?.delete(sessionId), store === undefined ? undefined : this.#options.eventStore.dropSession(sessionId), this.#cluster?.link.publishEnd(sessionId)])
+  }
+
+  /**
+   * A session another process (or an earlier run) created, found in a shared store; only for its
+   * owner. Concurrent requests for it share one restoration.
+   */
+  #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
+    const store = this.#options.sessionStore
+    if (store === undefined) return Promise.resolve(undefined)
+    let restoring = this.#restoring.get(sessionId)
+    if (restoring === undefined) {
+      restoring = this.#load(store, sessionId, owner).finally(() => this.#restoring.delete(sessionId))
+      this.#restoring.set(sessionId, restoring)
+    }
+    return restoring
+  }
+
+  async #load(store: SessionStore, sessionId: string, owner: string): Promise<LiveSession | undefined> {
+    const state = await (store.touch?.(sessionId) ?? store.get(sessionId))
     if (state === undefined || state.owner !== owner) return undefined
     this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
     const live = await this.#adopt(sessionId, owner)
     live.session.restore(state)
+    live.createdAt = state.createdAt
+    live.updatedAt = state.updatedAt
     return live
   }
 
@@ -353,36 +478,60 @@ export class StreamableHttpHandler {
     return live
   }
 
-  async #saveState(live: LiveSession): Promise<void> {
+  /**
+   * Save what another process needs to take the session up (after initialize, and after the
+   * client changed its subscriptions or log level); `announce` tells the GET stream's holder.
+   */
+  async #saveState(live: LiveSession, announce: boolean): Promise<void> {
     const { session, transport } = live
     const store = this.#options.sessionStore
     if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
+    // fractional ms: two saves through two processes in the same millisecond still differ
+    const shared = { subscriptions: session.subscriptions, logLevel: session.logLevel, updatedAt: performance.timeOrigin + performance.now() }
     await store.set({
       id: transport.sessionId,
       protocolVersion: session.protocolVersion,
       clientCapabilities: session.clientCapabilities ?? {},
       clientInfo: session.clientInfo,
       owner: live.owner,
-      createdAt: Date.now(),
+      createdAt: live.createdAt,
+      ...shared,
     })
+    live.updatedAt = shared.updatedAt
+    if (announce && this.#cluster !== undefined) await this.#cluster.link.publishState(transport.sessionId, shared)
   }
 
-  /** A session's transport closed (after its server session learnt of it): forget the session. */
+  /**
+   * A session's transport closed (after its server session learnt of it): forget the session.
+   * With a shared store only this copy ends (the store expires the session, or DELETE ends it).
+   */
   #ended(transport: SessionTransport): void {
     const sessionId = transport.sessionId!
     const live = this.#sessions.get(sessionId)
     if (live === undefined || live.transport !== transport) return
     this.#limits.removed(live)
     this.#sessions.delete(sessionId)
-    void this.#options.sessionStore?.delete(sessionId)
-    void this.#options.eventStore.dropSession(sessionId)
+    const events = this.#options.eventStore
+    if (this.#sharedStore !== undefined) {
+      // events kept in this process's memory go with its copy
+      if (events instanceof InMemoryEventStore) events.dropSession(sessionId)
+      return
+    }
+    settle(this.#options.sessionStore?.delete(sessionId))
+    settle(events.dropSession(sessionId))
   }
 
   #expireIdle(): void {
     const cutoff = Date.now() - this.#options.sessionIdleMs
+    const store = this.#sharedStore
     for (const live of this.#sessions.values()) {
-      // a session still answering a request, or holding its GET stream, is not idle
-      if (live.lastSeen < cutoff && !live.transport.busy) void live.session.close()
+      // a session still answering a request, or holding its GET stream, is not idle; a shared
+      // store learns that it is in use
+      if (live.transport.busy) {
+        if (store !== undefined) void this.#refresh(live, store).catch(NOOP)
+      } else if (live.lastSeen < cutoff) {
+        void live.session.close()
+      }
     }
   }
 }
