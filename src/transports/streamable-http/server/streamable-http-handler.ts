@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
@@ -16,15 +15,14 @@ import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
-import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../../http/session-limits.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
 import { isStorageUnavailable } from '../../../storage/errors.js'
-import { ClusterSessions } from './cluster-sessions.js'
 import { InMemoryEventStore, streamOfEventId, type EventStore } from './event-store.js'
-import { LiveSession } from './live-session.js'
-import type { SessionState, SessionStore } from './session-store.js'
+import type { LiveSession } from './live-session.js'
+import type { SessionStore } from './session-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
+import { SessionTable } from './session-table.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../../http/stateless-headers.js'
@@ -72,13 +70,6 @@ export interface StreamableHttpOptions {
 
 const NO_CANCELS: JsonRpcMessage[] = []
 
-const NOOP = () => {}
-
-/** Attaches a catch to a store call's promise (synchronous stores return none). */
-function settle(result: Promise<void> | void): void {
-  if (result instanceof Promise) result.catch(NOOP)
-}
-
 /** The failure of a save the answer waited for: 503 when the store is unreachable. */
 function saveFailure(error: unknown, id: RequestId | null): HttpError {
   return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
@@ -110,27 +101,16 @@ export class StreamableHttpHandler {
   readonly #server: McpServer
   readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
-  readonly #sessions = new Map<string, LiveSession>()
+  /** The sessions of the handshake era (none in stateless mode). */
+  readonly #sessions: SessionTable
   /** Stateless mode: one long-lived session per protocol version. */
   readonly #shared: SharedStatelessSessions
-  readonly #sweep: NodeJS.Timeout | undefined
-  readonly #limits: SessionLimits<LiveSession>
   /** 2026-07-28 requests: no session at all. */
   readonly #statelessRevision: StatelessEndpoint
-  /** What every session's transport shares: one object for all sessions, one for stateless mode's. */
-  readonly #sessionTransports: SessionTransportOptions
+  /** What every throwaway session of stateless mode's transport shares. */
   readonly #statelessTransports: SessionTransportOptions
   /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
   readonly #unstoredStreams: StreamHost
-  /**
-   * A store shared by several processes (it expires idle sessions itself and counts the caps of
-   * all): asked on every request, never told to delete a session this process merely dropped.
-   */
-  readonly #sharedStore: (SessionStore & Required<Pick<SessionStore, 'touch'>>) | undefined
-  /** With a bus: the other processes serving the same sessions. */
-  readonly #cluster: ClusterSessions | undefined
-  /** Sessions being restored from the store: concurrent requests wait for the one copy. */
-  readonly #restoring = new Map<string, Promise<LiveSession | undefined>>()
 
   constructor(server: McpServer, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
@@ -150,18 +130,18 @@ export class StreamableHttpHandler {
       ...options,
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
-    const store = this.#options.sessionStore
-    this.#sharedStore = store?.touch === undefined ? undefined : (store as SessionStore & Required<Pick<SessionStore, 'touch'>>)
-    this.#cluster = options.bus === undefined || options.stateless === true ? undefined : new ClusterSessions(options.bus, this.#sessions)
-    const { keepAliveMs, retryMs, preferJsonResponse } = this.#options
-    this.#sessionTransports = {
-      eventStore: this.#options.eventStore,
-      keepAliveMs,
-      retryMs,
-      preferJsonResponse,
-      ended: (transport) => this.#ended(transport),
-      cluster: this.#cluster?.link,
-    }
+    const o = this.#options
+    const { keepAliveMs, retryMs, preferJsonResponse } = o
+    this.#sessions = new SessionTable(server, {
+      sessionStore: o.sessionStore,
+      eventStore: o.eventStore,
+      bus: o.stateless ? undefined : options.bus,
+      sessionIdleMs: o.sessionIdleMs,
+      maxSessions: o.maxSessions,
+      maxSessionsPerPrincipal: o.maxSessionsPerPrincipal,
+      sweep: !o.stateless,
+      transports: { keepAliveMs, retryMs, preferJsonResponse },
+    })
     this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
     this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
     this.#shared = new SharedStatelessSessions(server)
@@ -171,18 +151,6 @@ export class StreamableHttpHandler {
       maxListenStreams: this.#options.maxListenStreams,
       maxListenStreamsPerPrincipal: this.#options.maxListenStreamsPerPrincipal,
     })
-    this.#limits = new SessionLimits({
-      maxSessions: this.#options.maxSessions,
-      // a shared store counts each principal's sessions across processes (admit)
-      maxSessionsPerOwner: this.#sharedStore === undefined ? this.#options.maxSessionsPerPrincipal : Number.POSITIVE_INFINITY,
-      minIdleMs: d.evictIdleAfterMs,
-    })
-    if (!this.#options.stateless) {
-      // a shared store learns of busy sessions (open GET streams) from the sweep: before they look idle there
-      const sweepMs = Math.min(d.sessionSweepMs, this.#options.sessionIdleMs, this.#sharedStore === undefined ? Number.POSITIVE_INFINITY : d.evictIdleAfterMs / 2)
-      this.#sweep = setInterval(() => this.#expireIdle(), sweepMs)
-      this.#sweep.unref()
-    }
   }
 
   /** Live sessions in this process. */
@@ -219,10 +187,8 @@ export class StreamableHttpHandler {
    * end: the sessions live on for the other processes.
    */
   async close(): Promise<void> {
-    if (this.#sweep !== undefined) clearInterval(this.#sweep)
     await this.#shared.close()
-    await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
-    await this.#cluster?.link.close()
+    await this.#sessions.close()
   }
 
   async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
@@ -264,15 +230,15 @@ export class StreamableHttpHandler {
     try {
       const sessionId = header(req.headers, 'mcp-session-id')
       const owner = sessionOwner(req)
-      const cluster = this.#cluster
+      const cluster = this.#sessions.cluster
       if (cluster !== undefined) await cluster.link.ready()
       let live: LiveSession
       let headers: Record<string, string> = {}
       if (initialize && sessionId === undefined) {
-        live = await this.#createSession(owner)
+        live = await this.#sessions.create(owner)
         headers = { 'Mcp-Session-Id': live.transport.sessionId! }
       } else {
-        live = await this.#find(sessionId, owner)
+        live = await this.#sessions.find(sessionId, owner)
       }
       live.lastSeen = Date.now()
       refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
@@ -289,7 +255,7 @@ export class StreamableHttpHandler {
       this.#cancel(live, cancels)
       // the handlers of initialize and of the state-changing methods ran (synchronously): the
       // answer waits until the store has what they changed, so the next request may go anywhere
-      if ((initialize || changesState) && this.#options.sessionStore !== undefined) stream.hold(this.#saveState(live, changesState), saveFailure)
+      if ((initialize || changesState) && this.#sessions.stored) stream.hold(this.#sessions.save(live, changesState), saveFailure)
     } catch (error) {
       throw asHttpFailure(error, requestIds.length === 1 ? requestIds[0]! : null)
     }
@@ -297,7 +263,8 @@ export class StreamableHttpHandler {
 
   #cancel(live: LiveSession, cancels: readonly JsonRpcMessage[]): void {
     if (cancels.length === 0) return
-    if (this.#cluster !== undefined) return this.#cluster.cancel(live, cancels)
+    const cluster = this.#sessions.cluster
+    if (cluster !== undefined) return cluster.cancel(live, cancels)
     for (const message of cancels) {
       const requestId = (message as { params?: { requestId?: unknown } }).params?.requestId
       if (typeof requestId === 'string' || typeof requestId === 'number') live.transport.cancelled(requestId)
@@ -346,8 +313,9 @@ export class StreamableHttpHandler {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
     requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
-    if (this.#cluster !== undefined) await this.#cluster.link.ready()
-    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    const cluster = this.#sessions.cluster
+    if (cluster !== undefined) await cluster.link.ready()
+    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
     live.lastSeen = Date.now()
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
@@ -365,173 +333,8 @@ export class StreamableHttpHandler {
     refuseStatelessRevision(req)
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
     readProtocolVersionHeader(req.headers)
-    const sessionId = header(req.headers, 'mcp-session-id')
-    const live = await this.#find(sessionId, sessionOwner(req))
-    await live.session.close()
-    if (this.#sharedStore !== undefined || this.#cluster !== undefined) await this.#endEverywhere(sessionId!)
+    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    await this.#sessions.end(live)
     res.writeHead(200).end()
-  }
-
-  /**
-   * 400 without a session id; 404 for one that is unknown, ended, or belongs to another principal
-   * (the same answer: whether an id exists is not told to whoever does not own it).
-   */
-  async #find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
-    if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
-    let live = this.#sessions.get(sessionId)
-    if (live === undefined) live = await this.#restore(sessionId, owner)
-    else if (this.#sharedStore !== undefined && live.owner === owner) live = await this.#refresh(live, this.#sharedStore)
-    if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
-    return live
-  }
-
-  /**
-   * A shared store is asked whether the session still exists (it may have been deleted through
-   * another process, evicted, or expired: this copy ends then) and refreshes its idle expiry; what
-   * the client changed elsewhere (subscriptions, log level) is taken over.
-   */
-  async #refresh(live: LiveSession, store: Required<Pick<SessionStore, 'touch'>>): Promise<LiveSession | undefined> {
-    const state = await store.touch(live.transport.sessionId!)
-    if (state === undefined) {
-      live.close()
-      return undefined
-    }
-    this.#adoptState(live, state)
-    return live
-  }
-
-  #adoptState(live: LiveSession, state: SessionState): void {
-    if (state.updatedAt === live.updatedAt) return
-    live.session.applySharedState(state)
-    live.updatedAt = state.updatedAt
-  }
-
-  async #createSession(owner: string): Promise<LiveSession> {
-    const sessionId = randomUUID()
-    const store = this.#sharedStore
-    if (store?.admit !== undefined) {
-      const d = this.#options
-      const verdict = await store.admit(sessionId, owner, {
-        maxSessions: d.maxSessions,
-        maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
-        idleBefore: Date.now() - defaults.streamableHttp.evictIdleAfterMs,
-      })
-      if (!verdict.admitted) throw verdict.reason === 'principal' ? tooManySessionsForPrincipal() : tooManySessions()
-      for (const victim of verdict.evicted) this.#evicted(victim)
-    }
-    try {
-      this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
-    } catch (error) {
-      if (store !== undefined) settle(store.delete(sessionId))
-      throw error
-    }
-    return this.#adopt(sessionId, owner)
-  }
-
-  /** A session the shared store ended to make room: the other processes close their copies. */
-  #evicted(sessionId: string): void {
-    this.#sessions.get(sessionId)?.close()
-    settle(this.#options.eventStore.dropSession(sessionId))
-    if (this.#cluster !== undefined) settle(this.#cluster.link.publishEnd(sessionId))
-  }
-
-  /** DELETE with a shared store or other processes: the session ends in all of them. */
-  async #endEverywhere(sessionId: string): Promise<void> {
-    const store = this.#sharedStore
-    await Promise.all([store?.delete(sessionId), store === undefined ? undefined : this.#options.eventStore.dropSession(sessionId), this.#cluster?.link.publishEnd(sessionId)])
-  }
-
-  /**
-   * A session another process (or an earlier run) created, found in a shared store; only for its
-   * owner. Concurrent requests for it share one restoration.
-   */
-  #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const store = this.#options.sessionStore
-    if (store === undefined) return Promise.resolve(undefined)
-    let restoring = this.#restoring.get(sessionId)
-    if (restoring === undefined) {
-      restoring = this.#load(store, sessionId, owner).finally(() => this.#restoring.delete(sessionId))
-      this.#restoring.set(sessionId, restoring)
-    }
-    return restoring
-  }
-
-  async #load(store: SessionStore, sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const state = await (store.touch?.(sessionId) ?? store.get(sessionId))
-    if (state === undefined || state.owner !== owner) return undefined
-    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
-    const live = await this.#adopt(sessionId, owner)
-    live.session.restore(state)
-    live.createdAt = state.createdAt
-    live.updatedAt = state.updatedAt
-    return live
-  }
-
-  async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
-    const transport = new SessionTransport(sessionId, this.#sessionTransports)
-    const session = this.#server.createSession()
-    const live = new LiveSession(session, transport, owner)
-    ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
-    this.#sessions.set(sessionId, live)
-    this.#limits.added(live)
-    await session.connect(transport)
-    return live
-  }
-
-  /**
-   * Save what another process needs to take the session up (after initialize, and after the
-   * client changed its subscriptions or log level); `announce` tells the GET stream's holder.
-   */
-  async #saveState(live: LiveSession, announce: boolean): Promise<void> {
-    const { session, transport } = live
-    const store = this.#options.sessionStore
-    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
-    // fractional ms: two saves through two processes in the same millisecond still differ
-    const shared = { subscriptions: session.subscriptions, logLevel: session.logLevel, updatedAt: performance.timeOrigin + performance.now() }
-    await store.set({
-      id: transport.sessionId,
-      protocolVersion: session.protocolVersion,
-      clientCapabilities: session.clientCapabilities ?? {},
-      clientInfo: session.clientInfo,
-      owner: live.owner,
-      createdAt: live.createdAt,
-      ...shared,
-    })
-    live.updatedAt = shared.updatedAt
-    if (announce && this.#cluster !== undefined) await this.#cluster.link.publishState(transport.sessionId, shared)
-  }
-
-  /**
-   * A session's transport closed (after its server session learnt of it): forget the session.
-   * With a shared store only this copy ends (the store expires the session, or DELETE ends it).
-   */
-  #ended(transport: SessionTransport): void {
-    const sessionId = transport.sessionId!
-    const live = this.#sessions.get(sessionId)
-    if (live === undefined || live.transport !== transport) return
-    this.#limits.removed(live)
-    this.#sessions.delete(sessionId)
-    const events = this.#options.eventStore
-    if (this.#sharedStore !== undefined) {
-      // events kept in this process's memory go with its copy
-      if (events instanceof InMemoryEventStore) events.dropSession(sessionId)
-      return
-    }
-    settle(this.#options.sessionStore?.delete(sessionId))
-    settle(events.dropSession(sessionId))
-  }
-
-  #expireIdle(): void {
-    const cutoff = Date.now() - this.#options.sessionIdleMs
-    const store = this.#sharedStore
-    for (const live of this.#sessions.values()) {
-      // a session still answering a request, or holding its GET stream, is not idle; a shared
-      // store learns that it is in use
-      if (live.transport.busy) {
-        if (store !== undefined) void this.#refresh(live, store).catch(NOOP)
-      } else if (live.lastSeen < cutoff) {
-        void live.session.close()
-      }
-    }
   }
 }
