@@ -73,6 +73,10 @@ function buildServer(): McpServer {
     await context.session!.log('info', args.text)
     return { content: [{ type: 'text', text: 'announced' }] }
   })
+  server.registerTool({ name: 'roots_outside', description: 'Asks for roots outside the request: on the GET stream' }, async (_args, context) => {
+    const { roots } = await context.session!.listRoots()
+    return { content: [{ type: 'text', text: roots.map((root) => root.uri).join(',') }] }
+  })
   server.registerTool({ name: 'grow', description: 'Adds a tool: one list change' }, () => {
     server.registerTool({ name: `grown_${++added}` }, () => ({ content: [] }))
     return { content: [{ type: 'text', text: `grown_${added}` }] }
@@ -206,6 +210,19 @@ describe('a session served by several nodes', () => {
     expect(answered.status).toBe(202)
     const response = await call.waitForMessage((m) => m.id === 1)
     expect(response.result.content[0].text).toContain('bo@example.com')
+  })
+
+  it('carries a request node B sends outside any request on the GET stream held by node A, and its answer back from node C', async () => {
+    const [a, b, c] = await deployment(3)
+    const session = await initialize(a!.url, { capabilities: { roots: {} } })
+    const standalone = await getSse(a!.url, session.options)
+    await standalone.waitForEvent(() => true)
+    const call = postSse(b!.url, callTool(1, 'roots_outside'), session.options)
+    const question = await standalone.waitForMessage((m) => m.method === 'roots/list')
+    const answered = await post(c!.url, { jsonrpc: '2.0', id: question.id, result: { roots: [{ uri: 'file:///work' }] } }, session.options)
+    expect(answered.status).toBe(202)
+    const response = await (await call).waitForMessage((m) => m.id === 1)
+    expect(response.result.content).toEqual([{ type: 'text', text: 'file:///work' }])
   })
 
   it('cancels a request running on node A when notifications/cancelled is POSTed to node B', async () => {
