@@ -97,20 +97,27 @@ export const defaults = {
      * Off (the default, as most servers do): every POST that carries requests is answered with SSE.
      */
     preferJsonResponse: false,
-    /** An idle session (no request for this long, ms) is ended and its resources released. 30 min. */
+    /**
+     * An idle session (no request for this long, ms) is ended and its resources released. 30 min.
+     * With a shared store (Redis) a process only drops its own copy; the store expires the session
+     * once no process used it for this long.
+     */
     sessionIdleMs: 30 * 60_000,
     /** How often (ms) idle sessions are looked for. */
     sessionSweepMs: 60_000,
     /**
      * Most sessions one process holds at once. At the cap a new session ends the least recently
-     * used one idle for `evictIdleAfterMs`; when there is none, initialize gets 503.
+     * used one idle for `evictIdleAfterMs`; when there is none, initialize gets 503. With a shared
+     * store (Redis) it also caps the sessions of all processes together.
      */
     maxSessions: 10_000,
     /**
      * Most live sessions of one principal (token subject + client; on a server without auth, one
      * client address, IPv6 by /64). Beyond it the principal's least recently used idle session is
      * ended; 429 when all of them are busy. A real client holds a handful; 9,999 initialize calls
-     * from one token must not fill the process-wide table and lock everyone else out.
+     * from one token must not fill the process-wide table and lock everyone else out. With a shared
+     * store (Redis) it counts across all processes, and only a session unused for
+     * `evictIdleAfterMs` is ended to make room (the store cannot see which are busy elsewhere).
      */
     maxSessionsPerPrincipal: 32,
     /**
