@@ -99,7 +99,8 @@ export class GrantRevocations {
   /** Stops listening to the other nodes. */
   async close(): Promise<void> {
     clearInterval(this.#timer)
-    await this.#unsubscribe?.()
+    // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
+    void this.#unsubscribe?.().catch(() => undefined)
     this.#unsubscribe = undefined
   }
 

@@ -131,7 +131,8 @@ export async function startUnusedClientSweeper(options: {
     sweep,
     async stop() {
       clearInterval(timer)
-      await unsubscribe?.()
+      // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
+      void unsubscribe?.().catch(() => undefined)
     },
     unused: (address) => (address === undefined ? pending.size : (perAddress.get(address) ?? 0)),
   }
