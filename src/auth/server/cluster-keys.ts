@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import type { RecordStore } from '../../storage/types.js'
 import { loadServerSecrets, secretsDigest } from './server-secrets.js'
-import { loadSigningKeys, rotateSigningKeys } from './signing-keys.js'
+import { loadSigningKeys, rotateSigningKeys, storedSigningKeysFingerprint } from './signing-keys.js'
 
 const COLLECTION = 'cluster'
 const ID = 'keys'
@@ -67,7 +67,7 @@ export async function rotateClusterKeys(records: RecordStore, dataDir: string, o
   }
   const keyOptions = { ...(options.accessTokenAlg !== undefined ? { accessTokenAlg: options.accessTokenAlg } : {}), now: now() }
   const secrets = secretsDigest(await loadServerSecrets(dataDir))
-  await checkClusterKeys(records, { signingKeys: (await loadSigningKeys(dataDir, keyOptions)).fingerprint, secrets }, dataDir, now)
+  await checkClusterKeys(records, { signingKeys: await storedSigningKeysFingerprint(dataDir), secrets }, dataDir, now)
   const kids = await rotateSigningKeys(dataDir, keyOptions)
   const recorded: Recorded = { version: 1, signingKeys: (await loadSigningKeys(dataDir, keyOptions)).fingerprint, secrets, recordedAt: now() }
   await records.put(COLLECTION, ID, recorded)

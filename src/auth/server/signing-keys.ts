@@ -41,8 +41,15 @@ function file(dataDir: string): string {
  * oidc-provider's `jwks` option (`keys`: signing keys first, then the retired ones still published)
  * and the {@link signingKeysFingerprint} of the signing keys. Nodes starting at once on one empty
  * shared directory end with the same keys: the first to create the file wins, the others read it.
+ *
+ * `shared`: the file is one of a deployment's nodes (Redis). A key missing for `accessTokenAlg` is
+ * then an error instead of being added, since one node adding it would change the keys every node
+ * must hold (`mcp-auth keys rotate` makes keys for a new algorithm and records them).
  */
-export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg?: string; now?: number } = {}): Promise<{ keys: PrivateJwk[]; fingerprint: string }> {
+export async function loadSigningKeys(
+  dataDir: string,
+  options: { accessTokenAlg?: string; now?: number; shared?: boolean } = {},
+): Promise<{ keys: PrivateJwk[]; fingerprint: string }> {
   const accessTokenAlg = options.accessTokenAlg ?? defaults.authServer.accessTokenAlg
   const now = options.now ?? Date.now()
   const path = file(dataDir)
@@ -58,6 +65,11 @@ export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg
   }
   for (const alg of algorithms(accessTokenAlg)) {
     if (!stored.current.some((key) => key.alg === alg)) {
+      if (options.shared === true) {
+        throw new Error(
+          `${path} has no ${alg} signing key (accessTokenAlg ${accessTokenAlg}): configure the algorithm its keys are for, or run 'mcp-auth keys rotate' with this configuration and give every node the new file`,
+        )
+      }
       stored.current.push(await generate(alg))
       changed = true
     }
@@ -70,6 +82,13 @@ export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg
   }
   if (changed) await writePrivateFile(path, JSON.stringify(stored, null, 2))
   return { keys: [...stored.current, ...stored.retired.map((entry) => entry.jwk)], fingerprint: await signingKeysFingerprint(stored.current) }
+}
+
+/** The {@link signingKeysFingerprint} of the data directory's signing keys as they are (nothing generated or dropped). */
+export async function storedSigningKeysFingerprint(dataDir: string): Promise<string> {
+  const stored = await readJsonFile<KeysFile>(file(dataDir))
+  if (stored === undefined || !Array.isArray(stored.current)) throw new Error(`${file(dataDir)} holds no signing keys`)
+  return signingKeysFingerprint(stored.current)
 }
 
 /**
