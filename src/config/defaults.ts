@@ -294,6 +294,12 @@ export const defaults = {
        */
       maxUnusedPerAddress: 50,
       maxUnused: 5_000,
+      /**
+       * With several nodes (Redis): clients each node remembers having seen used. The first use
+       * of a client a node sees takes it off the unused list in storage, in case that node missed
+       * the registration's announcement; remembering spares the write afterwards. Oldest first.
+       */
+      maxSeenUsed: 10_000,
     },
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */

@@ -189,6 +189,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     clients: clientAdapter,
     ttlSeconds: options.registration.unusedClientTtlSeconds,
     intervalMs: defaults.storage.sweepIntervalMs,
+    maxSeenUsed: defaults.authServer.registration.maxSeenUsed,
     ...(connection !== undefined ? { bus: connection } : {}),
   })
   onClose(() => sweeper.stop())

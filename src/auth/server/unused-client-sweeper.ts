@@ -34,7 +34,8 @@ export interface UnusedClients {
  * Redis), each registration and first use is announced, so every node's caps count all nodes'
  * registrations, and each sweep reconciles the mirror with the store. The sweep runs on every
  * node and is idempotent: it works from the persisted list, re-reads an entry before deleting
- * its client, and deleting what another node just deleted is a no-op.
+ * its client, and deleting what another node just deleted is a no-op. A client used on a node
+ * that missed its registration's announcement is still taken off the list there (once).
  */
 export async function startUnusedClientSweeper(options: {
   provider: Provider
@@ -43,6 +44,8 @@ export async function startUnusedClientSweeper(options: {
   ttlSeconds: number
   intervalMs: number
   bus?: MessageBus
+  /** With a bus: how many used clients this node remembers having taken off the list. */
+  maxSeenUsed: number
   now?: () => number
 }): Promise<UnusedClients> {
   const { provider, records, clients, ttlSeconds, bus } = options
@@ -79,9 +82,18 @@ export async function startUnusedClientSweeper(options: {
   })
   for (const entry of await stored()) add(entry)
 
+  // With several nodes: clients this node has seen used, each once taken off the persisted list
+  // even when this node never heard of its registration (an announcement it missed), so a sweep
+  // anywhere cannot delete a client in use. One delete per client and node start; bounded.
+  const seenUsed = new Set<string>()
   const used = (ctx: KoaContextWithOIDC): void => {
     const clientId = ctx.oidc?.client?.clientId
-    if (clientId === undefined || !remove(clientId)) return
+    if (clientId === undefined) return
+    if (!remove(clientId)) {
+      if (bus === undefined || seenUsed.has(clientId)) return
+      seenUsed.add(clientId)
+      if (seenUsed.size > options.maxSeenUsed) seenUsed.delete(seenUsed.values().next().value!)
+    }
     void records
       .delete(PENDING, clientId)
       .then(() => announce({ used: clientId }))
