@@ -306,6 +306,12 @@ export const defaults = {
        */
       maxUnusedPerAddress: 50,
       maxUnused: 5_000,
+      /**
+       * With several nodes (Redis): clients each node remembers having seen used. The first use
+       * of a client a node sees takes it off the unused list in storage, in case that node missed
+       * the registration's announcement; remembering spares the write afterwards. Oldest first.
+       */
+      maxSeenUsed: 10_000,
     },
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */
@@ -386,6 +392,18 @@ export const defaults = {
     maxTokenBodyBytes: 56 * 1024,
     /** Largest form body on the login and consent pages (bytes). */
     maxFormBytes: 16 * 1024,
+    /**
+     * Retry-After (seconds) of a 503 `temporarily_unavailable` answered while shared storage
+     * (Redis) cannot be reached. A little above `redis.reconnectMaxDelayMs`, so a client coming
+     * back finds the connection renewed.
+     */
+    unavailableRetryAfterSeconds: 5,
+    /**
+     * With several nodes (Redis), how often (ms) each reloads the persisted list of revoked
+     * grants. A revocation reaches the other nodes at once over pub/sub; this reload only covers
+     * a message a node missed while its subscription was being renewed. 1 minute.
+     */
+    revocationResyncMs: 60_000,
   },
   mainJob: {
     /** Port of `mcp-auth start` (the README's first command). */
