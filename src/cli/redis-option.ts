@@ -6,11 +6,18 @@ export const redisOptions = {
   'redis-prefix': { type: 'string' },
 } as const
 
-/** Their lines of a usage text. */
-export const redisUsage = `  --redis URL        keep every shared state in Redis (redis:// or rediss://), so several processes
-                     behind a load balancer serve as one (also MCP_AUTH_REDIS_URL, or storage.redis in
-                     the configuration file); see docs/deployment.md
-  --redis-prefix P   prefix of every Redis key (default mcp-auth:), to share one Redis between deployments`
+/** Their lines of a usage text, descriptions starting at `column` as the command's other options do. */
+export function redisUsage(column: number): string {
+  const line = (name: string, text: string[]): string => [`  ${name.padEnd(column - 2)}${text[0]}`, ...text.slice(1).map((more) => `${' '.repeat(column)}${more}`)].join('\n')
+  return [
+    line('--redis URL', [
+      'keep every shared state in Redis (redis:// or rediss://), so several processes',
+      'behind a load balancer serve as one (also MCP_AUTH_REDIS_URL, or storage.redis',
+      'in the configuration file); see docs/deployment.md',
+    ]),
+    line('--redis-prefix P', ['prefix of every Redis key (default mcp-auth:), to share one Redis between deployments']),
+  ].join('\n')
+}
 
 /** Where Redis is, when a command is told to use it. */
 export interface RedisChoice {

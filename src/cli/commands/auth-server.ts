@@ -26,7 +26,7 @@ Options:
   --resource URL     protected MCP resource (repeatable, after the configuration file's;
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
-${redisUsage}
+${redisUsage(21)}
   -h, --help         show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 `,

@@ -28,7 +28,7 @@ Options:
                    its issuer is set by this command, its resources come after the demo's
   --resource URL   another MCP server to issue tokens for (repeatable; default scopes ${defaults.authServer.resourceScopes.join(' ')}),
                    e.g. http://localhost:4160/mcp; 'mcp-auth resources add' stores one with its scopes
-${redisUsage}
+${redisUsage(19)}
   --issuer URL     the public origin when several nodes serve one behind a proxy (default
                    http://${m.publicHost}:<port>); the MCP endpoint is <issuer>/mcp
   --host H         interface to listen on (default: loopback, 127.0.0.1 and ::1); behind a proxy on
