@@ -460,6 +460,15 @@ export const defaults = {
      * process exits anyway. 2 s: those are local or one short request each.
      */
     interruptGraceMs: 2_000,
+    /**
+     * On SIGTERM/SIGINT a server stops accepting connections, then gives requests in flight this
+     * long (ms) to finish before it closes what is left (SSE streams end at once: their clients
+     * resume with Last-Event-ID, on another node behind a load balancer). Shorter than the 30 s a
+     * container runtime usually waits before SIGKILL.
+     */
+    drainTimeoutMs: 10_000,
+    /** Path of the health endpoint a load balancer polls: 200 while serving, 503 when storage is unreachable or the process is draining. */
+    healthPath: '/healthz',
   },
 } as const
 
