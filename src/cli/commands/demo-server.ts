@@ -66,11 +66,12 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     const choice = redisChoice(values, {})
     if (choice !== undefined && values.stateless === true) throw new UsageError('--stateless keeps no sessions: --redis has nothing to share')
     const redis = choice === undefined ? undefined : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(choice)
-    const shared = redis === undefined ? {} : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
-    if ('bus' in shared) await server.shareNotifications(shared.bus)
+    const shared = redis === undefined ? undefined : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
+    // list changes and resource updates raised on one process reach the streams every process holds
+    if (shared !== undefined) await server.shareNotifications(shared.bus)
     if (typeof values['auth-server'] === 'string') {
       return serveProtected(server, redis, {
-        ...shared,
+        ...(shared ?? {}),
         host,
         port,
         issuer: values['auth-server'],
@@ -84,7 +85,7 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     }
     const http = createMcpHttpApp(server, {
       host,
-      ...shared,
+      ...(shared ?? {}),
       stateless: values.stateless === true,
       preferJsonResponse: values.json === true,
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
