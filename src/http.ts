@@ -12,11 +12,19 @@ export {
   streamableHttpKoa,
   InMemoryEventStore,
   InMemorySessionStore,
+  RedisSessionStore,
+  RedisEventStore,
+  redisMcpOptions,
   type StreamableHttpOptions,
   type EventStore,
   type StoredEvents,
   type SessionStore,
   type SessionState,
+  type AdmitVerdict,
+  type SharedSessionLimits,
+  type RedisSessionStoreOptions,
+  type RedisEventStoreOptions,
+  type RedisMcpOptions,
 } from './transports/streamable-http/server/index.js'
 export { LegacySseHandler, type LegacySseOptions } from './transports/sse-legacy/server/index.js'
 export { StatelessJsonHandler, type StatelessJsonOptions } from './transports/stateless-json/index.js'

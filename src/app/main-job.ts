@@ -5,7 +5,8 @@ import type { AuthorizationServerOptions, ResourceInput } from '../auth/server/o
 import { defaults } from '../config/defaults.js'
 import { createDemoServer } from '../demo/demo-server.js'
 import type { McpServer } from '../server/mcp-server.js'
-import { LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
+import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
+import type { RedisConnection } from '../storage/redis/connection.js'
 import type { McpHttpApp } from './mcp-http-app.js'
 
 const m = defaults.mainJob
@@ -24,6 +25,13 @@ export interface MainJobOptions {
   server?: McpServer
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
   onError?: (error: Error) => void
+  /**
+   * Keep every shared state in Redis instead of the data directory, so several processes behind a
+   * load balancer serve `origin` as one (docs/deployment.md). Keys and secrets stay files in `dataDir`.
+   */
+  redis?: { url: string; prefix?: string }
+  /** Trust X-Forwarded-* from a TLS-terminating proxy (host, scheme, client address). */
+  trustProxy?: boolean
 }
 
 export interface MainJob {
@@ -34,6 +42,8 @@ export interface MainJob {
   readonly handler: RequestListener
   /** The demo account's password, when this start created the account. */
   readonly demoPassword?: string
+  /** True while storage answers (Redis reachable); for a load balancer's health check. */
+  health(): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -53,16 +63,36 @@ export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
   const config = options.config ?? {}
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
   const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
+  // loaded only when asked for: a single process never loads the Redis client
+  const redis = options.redis === undefined ? undefined : await (await import('../storage/redis/connection.js')).RedisConnection.connect(options.redis)
+  try {
+    return await assemble(options, origin, dataDir, config, redis, createAuthorizationServer, createProtectedMcpApp)
+  } catch (error) {
+    await redis?.close()
+    throw error
+  }
+}
+
+async function assemble(
+  options: MainJobOptions,
+  origin: string,
+  dataDir: string,
+  config: AuthorizationServerOptions,
+  redis: RedisConnection | undefined,
+  createAuthorizationServer: typeof import('../auth/server/create-authorization-server.js').createAuthorizationServer,
+  createProtectedMcpApp: typeof import('./protected-mcp-app.js').createProtectedMcpApp,
+): Promise<MainJob> {
   const demoResource: ResourceInput = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
   const as = await createAuthorizationServer({
     ...config,
     issuer: origin,
     dataDir,
+    ...(redis !== undefined ? { redis } : {}),
+    ...(options.trustProxy === true ? { trustProxy: true } : {}),
     // the demo's own resource first (the default for requests that name none), then the others
     resources: [demoResource, ...extra.filter((resource, i) => resource.uri !== demoResource.uri && extra.findIndex((other) => other.uri === resource.uri) === i)],
   })
-
   if (options.onError !== undefined) {
     const report = options.onError
     as.provider.on('server_error', (_ctx: unknown, error: Error) => report(error))
@@ -80,9 +110,15 @@ export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
 
   const server = options.server ?? createDemoServer()
   if (options.onError !== undefined) server.onerror = options.onError
+  const publicHost = new URL(origin).host
+  const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
+  // list changes and resource updates raised on one node reach the streams every node holds
+  if (shared !== undefined) await server.shareNotifications(shared.bus)
   const mcp = createProtectedMcpApp(server, {
     host: '127.0.0.1',
-    allowedHosts: [...LOOPBACK_HOSTS],
+    // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
+    allowedHosts: isLoopbackHost(new URL(origin).hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
+    ...(shared ?? {}),
     origin,
     issuer: as.issuer,
     scopesSupported: [...m.scopes],
@@ -99,9 +135,13 @@ export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
     mcp,
     handler: mcp.handler,
     ...(demoPassword !== undefined ? { demoPassword } : {}),
+    health: () => as.health(),
     async close() {
       await mcp.close()
       await as.close()
+      // ours to end (its shared notifications with it); a server passed in is its owner's
+      if (options.server === undefined) await server.close()
+      await redis?.close()
     },
   }
 }

@@ -1,17 +1,82 @@
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defaults } from '../config/defaults.js'
+
+/** What {@link createCliServer} may add in front of the handler. */
+export interface CliServerOptions {
+  /**
+   * Answer `GET /healthz` (defaults.cli.healthPath) with 200 while this returns true, 503
+   * otherwise (and while draining), before the handler sees the request.
+   */
+  health?: () => Promise<boolean>
+}
+
+/** The responses a server has open, for a graceful drain; and whether it is draining. */
+interface ServerState {
+  open: Set<ServerResponse>
+  draining: boolean
+}
+const states = new WeakMap<Server, ServerState>()
 
 /**
  * An HTTP server with the CLI's timeouts: a client gets `headersTimeoutMs` to send its headers
  * and `requestTimeoutMs` to send its whole request (body included); a slow or stalled upload is
  * then cut off instead of holding a connection for minutes. Responses (SSE streams) may last as
- * long as they need: these clocks stop once the request is in.
+ * long as they need: these clocks stop once the request is in. It keeps count of its open
+ * responses, so {@link closeOnSignal} can let requests in flight finish.
  */
-export function createCliServer(handler: RequestListener): Server {
+export function createCliServer(handler: RequestListener, options: CliServerOptions = {}): Server {
   const c = defaults.cli
-  const server = createServer({ connectionsCheckingInterval: c.connectionsCheckingIntervalMs, headersTimeout: c.headersTimeoutMs, requestTimeout: c.requestTimeoutMs }, handler)
+  const state: ServerState = { open: new Set(), draining: false }
+  const { health } = options
+  const server = createServer(
+    { connectionsCheckingInterval: c.connectionsCheckingIntervalMs, headersTimeout: c.headersTimeoutMs, requestTimeout: c.requestTimeoutMs },
+    (req, res) => {
+      state.open.add(res)
+      res.once('close', () => state.open.delete(res))
+      if (health !== undefined && req.method === 'GET' && req.url?.split('?')[0] === c.healthPath) {
+        void answerHealth(res, state, health)
+        return
+      }
+      // while draining, a request on a kept-alive connection is the last one on it
+      if (state.draining) res.setHeader('connection', 'close')
+      handler(req, res)
+    },
+  )
+  states.set(server, state)
   return server
+}
+
+async function answerHealth(res: ServerResponse, state: ServerState, health: () => Promise<boolean>): Promise<void> {
+  const status = state.draining ? 'draining' : (await health().catch(() => false)) ? 'ok' : 'unavailable'
+  const body = JSON.stringify({ status })
+  res.writeHead(status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) })
+  res.end(body)
+}
+
+/**
+ * A GET answer already under way is a stream that lasts as long as its client stays (the MCP GET
+ * stream, the legacy /sse one): not worth waiting for, its client resumes elsewhere. A POST's
+ * answer, even an SSE one, carries the result of work in flight: that one is waited for.
+ */
+const isOpenEndedStream = (res: ServerResponse): boolean => res.req.method === 'GET' && res.headersSent
+
+/**
+ * Stops `server` gracefully: no new connections, idle ones closed, requests in flight given up to
+ * `timeoutMs` to finish (a POST's SSE answer included); then every connection left (GET streams,
+ * stragglers) is closed.
+ */
+export async function drain(server: Server, timeoutMs: number = defaults.cli.drainTimeoutMs): Promise<void> {
+  const state = states.get(server)
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  if (state !== undefined) {
+    state.draining = true
+    server.closeIdleConnections()
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline && [...state.open].some((res) => !isOpenEndedStream(res))) await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  server.closeAllConnections()
+  await closed
 }
 
 /** The URL a server listening on host:port is reached at (IPv6 literals bracketed). */
@@ -67,8 +132,8 @@ export function listenOn(server: Server, port: number, host: string): Promise<vo
  * Listen on host:port and print `listening on <url>` once connections are accepted (scripts and
  * tests wait for that line). Resolves with the server and its URL.
  */
-export async function listen(handler: RequestListener, host: string, port: number): Promise<{ server: Server; url: string }> {
-  const server = createCliServer(handler)
+export async function listen(handler: RequestListener, host: string, port: number, options: CliServerOptions = {}): Promise<{ server: Server; url: string }> {
+  const server = createCliServer(handler, options)
   await listenOn(server, port, host)
   const address = server.address() as AddressInfo
   const name = address.family === 'IPv6' ? `[${address.address}]` : address.address
@@ -78,13 +143,13 @@ export async function listen(handler: RequestListener, host: string, port: numbe
 }
 
 /**
- * Waits for SIGINT or SIGTERM, then shuts down cleanly: the listeners stop accepting and drop
- * their connections (SSE streams included), then `close` ends what they served.
+ * Waits for SIGINT or SIGTERM, then shuts down gracefully: the listeners stop accepting, requests
+ * in flight finish (up to `defaults.cli.drainTimeoutMs`), SSE streams are closed, then `close`
+ * ends what they served.
  */
 export async function closeOnSignal(listeners: readonly Server[], close: () => Promise<void>): Promise<void> {
   await untilSignal()
-  for (const listener of listeners) listener.closeAllConnections()
-  await Promise.all(listeners.map((listener) => new Promise<void>((resolve) => listener.close(() => resolve()))))
+  await Promise.all(listeners.map((listener) => drain(listener)))
   await close()
 }
 

@@ -97,20 +97,27 @@ export const defaults = {
      * Off (the default, as most servers do): every POST that carries requests is answered with SSE.
      */
     preferJsonResponse: false,
-    /** An idle session (no request for this long, ms) is ended and its resources released. 30 min. */
+    /**
+     * An idle session (no request for this long, ms) is ended and its resources released. 30 min.
+     * With a shared store (Redis) a process only drops its own copy; the store expires the session
+     * once no process used it for this long.
+     */
     sessionIdleMs: 30 * 60_000,
     /** How often (ms) idle sessions are looked for. */
     sessionSweepMs: 60_000,
     /**
      * Most sessions one process holds at once. At the cap a new session ends the least recently
-     * used one idle for `evictIdleAfterMs`; when there is none, initialize gets 503.
+     * used one idle for `evictIdleAfterMs`; when there is none, initialize gets 503. With a shared
+     * store (Redis) it also caps the sessions of all processes together.
      */
     maxSessions: 10_000,
     /**
      * Most live sessions of one principal (token subject + client; on a server without auth, one
      * client address, IPv6 by /64). Beyond it the principal's least recently used idle session is
      * ended; 429 when all of them are busy. A real client holds a handful; 9,999 initialize calls
-     * from one token must not fill the process-wide table and lock everyone else out.
+     * from one token must not fill the process-wide table and lock everyone else out. With a shared
+     * store (Redis) it counts across all processes, and only a session unused for
+     * `evictIdleAfterMs` is ended to make room (the store cannot see which are busy elsewhere).
      */
     maxSessionsPerPrincipal: 32,
     /**
@@ -136,6 +143,11 @@ export const defaults = {
      * is forgotten first, so a long session does not grow without bound.
      */
     maxStreamsPerSession: 100,
+    /**
+     * `Retry-After` (s) on the 503 answered while the shared session store (Redis) cannot be
+     * reached. The Redis client retries every 2 s at most, so 5 s lets it reconnect first.
+     */
+    storageRetryAfterSeconds: 5,
   },
   httpClient: {
     /**
@@ -179,6 +191,19 @@ export const defaults = {
      * without bound. Expiry is also checked on every read.
      */
     sweepIntervalMs: 10 * 60_000,
+  },
+  redis: {
+    /** Prefix of every key and pub/sub channel we use, so several deployments can share one Redis. */
+    prefix: 'mcp-auth:',
+    /** How long (ms) a start waits for Redis before it gives up with a clear error. */
+    connectTimeoutMs: 5_000,
+    /**
+     * How long (ms) one command may take before it fails. While Redis is unreachable commands fail
+     * at once (no offline queue): a request answers 503 instead of hanging.
+     */
+    commandTimeoutMs: 2_000,
+    /** Longest pause (ms) between reconnection attempts; they go on forever, so service resumes when Redis returns. */
+    reconnectMaxDelayMs: 2_000,
   },
   resourceServer: {
     /** Allowed clock skew (seconds) for `exp` / `nbf` / `iat` of access tokens. */
@@ -281,6 +306,12 @@ export const defaults = {
        */
       maxUnusedPerAddress: 50,
       maxUnused: 5_000,
+      /**
+       * With several nodes (Redis): clients each node remembers having seen used. The first use
+       * of a client a node sees takes it off the unused list in storage, in case that node missed
+       * the registration's announcement; remembering spares the write afterwards. Oldest first.
+       */
+      maxSeenUsed: 10_000,
     },
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */
@@ -361,6 +392,18 @@ export const defaults = {
     maxTokenBodyBytes: 56 * 1024,
     /** Largest form body on the login and consent pages (bytes). */
     maxFormBytes: 16 * 1024,
+    /**
+     * Retry-After (seconds) of a 503 `temporarily_unavailable` answered while shared storage
+     * (Redis) cannot be reached. A little above `redis.reconnectMaxDelayMs`, so a client coming
+     * back finds the connection renewed.
+     */
+    unavailableRetryAfterSeconds: 5,
+    /**
+     * With several nodes (Redis), how often (ms) each reloads the persisted list of revoked
+     * grants. A revocation reaches the other nodes at once over pub/sub; this reload only covers
+     * a message a node missed while its subscription was being renewed. 1 minute.
+     */
+    revocationResyncMs: 60_000,
   },
   mainJob: {
     /** Port of `mcp-auth start` (the README's first command). */
@@ -417,6 +460,15 @@ export const defaults = {
      * process exits anyway. 2 s: those are local or one short request each.
      */
     interruptGraceMs: 2_000,
+    /**
+     * On SIGTERM/SIGINT a server stops accepting connections, then gives requests in flight this
+     * long (ms) to finish before it closes what is left (SSE streams end at once: their clients
+     * resume with Last-Event-ID, on another node behind a load balancer). Shorter than the 30 s a
+     * container runtime usually waits before SIGKILL.
+     */
+    drainTimeoutMs: 10_000,
+    /** Path of the health endpoint a load balancer polls: 200 while serving, 503 when storage is unreachable or the process is draining. */
+    healthPath: '/healthz',
   },
 } as const
 

@@ -1,6 +1,7 @@
 import { defaults } from '../config/defaults.js'
 import type { JsonRpcParams, JsonRpcRequest } from '../jsonrpc/index.js'
 import type { EndpointOptions } from '../protocol/endpoint.js'
+import { LocalError } from '../protocol/errors.js'
 import type { Transport } from '../protocol/transport.js'
 import type { Implementation, ServerCapabilities } from '../schema/capabilities.js'
 import type { LoggingLevel, Prompt, Resource, ResourceTemplate, Tool } from '../schema/features.js'
@@ -11,6 +12,9 @@ import { PromptRegistry, type GetPrompt } from './prompt-registry.js'
 import { ResourceRegistry, type Completer, type ReadResource, type Removable, type TemplateCallbacks } from './resource-registry.js'
 import type { ServerCore } from './server-core.js'
 import { ServerSession } from './server-session.js'
+import { SERVER_WIDE } from './server-wide.js'
+import { SHARED_NOTIFICATIONS_CHANNEL, SharedNotifications } from './shared-notifications.js'
+import type { MessageBus } from '../storage/message-bus.js'
 import { readRequestMeta, type RequestMeta } from './stateless/request-meta.js'
 import { RequestStateSealer } from './stateless/request-state.js'
 import { checkStatelessRequest, serveStatelessRequest, type CacheHint, type StatelessServer } from './stateless/serve-stateless-request.js'
@@ -64,6 +68,8 @@ export class McpServer {
   readonly #options: McpServerOptions
   readonly #stateless: StatelessServer
   #capabilities: ServerCapabilities | undefined
+  /** Set by shareNotifications: the other servers of the deployment. */
+  #shared: SharedNotifications | undefined
 
   onerror?: (error: Error) => void
 
@@ -180,10 +186,30 @@ export class McpServer {
     return session
   }
 
+  /**
+   * Share server-wide notifications (list changes, resource updates) with every server listening
+   * on `bus`: the processes of one deployment behind a load balancer, each running this server.
+   * What one raises then reaches the sessions and `subscriptions/listen` streams of all, each
+   * exactly once: every server sends its copy only on the streams its own process holds (the
+   * Streamable HTTP handler, given the same bus, forwards nothing else for them). Resolves once
+   * the bus listens; `close` stops it. Delivery is at most once, as Redis pub/sub is.
+   *
+   * @example
+   * const redis = await RedisConnection.connect({ url: process.env.REDIS_URL })
+   * const server = createDemoServer()
+   * await server.shareNotifications(redis)
+   * const mcp = new StreamableHttpHandler(server, { allowedHosts, ...redisMcpOptions(redis) })
+   * @see https://modelcontextprotocol.io/specification/2025-11-25/server/tools#list-changed-notification
+   */
+  async shareNotifications(bus: MessageBus, options: { channel?: string } = {}): Promise<void> {
+    if (this.#shared !== undefined) throw new LocalError('invalid_state', 'this server already shares its notifications')
+    this.#shared = await SharedNotifications.connect(bus, options.channel ?? SHARED_NOTIFICATIONS_CHANNEL, (method, params) => this.#deliver(method, params))
+  }
+
   /** Tell every client subscribed to `uri` that it changed (notifications/resources/updated). */
   async notifyResourceUpdated(uri: string): Promise<void> {
-    this.#stateless.subscriptions.resourceUpdated(uri)
-    await this.#broadcast('notifications/resources/updated', { uri }, (s) => s.isSubscribed(uri))
+    const params = { uri }
+    await Promise.all([this.#deliver('notifications/resources/updated', params), this.#publish('notifications/resources/updated', params)])
   }
 
   /** Log to every initialized session, each filtered by its own level. */
@@ -192,22 +218,52 @@ export class McpServer {
   }
 
   async close(): Promise<void> {
+    const shared = this.#shared
+    this.#shared = undefined
     this.#stateless.subscriptions.closeAll()
-    await Promise.all([...this.#sessions].map((s) => s.close()))
+    await Promise.all([...[...this.#sessions].map((s) => s.close()), shared?.close()])
   }
 
   #listChanged(method: string): void {
     this.#capabilities = undefined
-    this.#stateless?.subscriptions.listChanged(method)
-    void this.#broadcast(method, undefined, () => true)
+    void this.#deliver(method, undefined)
+    void this.#publish(method, undefined)
+  }
+
+  /** A server-wide notification to this process's listen streams and sessions (raised here or by another server). */
+  #deliver(method: string, params: JsonRpcParams | undefined): Promise<void> {
+    // registries may report changes while the constructor still runs
+    const hub = this.#stateless?.subscriptions
+    if (method === 'notifications/resources/updated') {
+      const uri = String(params?.uri)
+      hub?.resourceUpdated(uri)
+      return this.#broadcast(method, params, (s) => s.isSubscribed(uri))
+    }
+    hub?.listChanged(method)
+    return this.#broadcast(method, params, () => true)
+  }
+
+  async #publish(method: string, params: JsonRpcParams | undefined): Promise<void> {
+    try {
+      await this.#shared?.publish(method, params)
+    } catch (error) {
+      // the local sessions have it; the others miss it, as with any message the bus drops
+      this.onerror?.(asError(error))
+    }
   }
 
   async #broadcast(method: string, params: JsonRpcParams | undefined, filter: (session: ServerSession) => boolean): Promise<void> {
     const sends = []
+    // with a shared bus each process sends its own copy: the transports must not forward it
+    const options = this.#shared === undefined ? undefined : SERVER_WIDE
     for (const session of this.#sessions) {
       if (!session.initialized || !filter(session)) continue
-      sends.push(session.notify(method, params).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error)))))
+      sends.push(session.notify(method, params, options).catch((error: unknown) => this.onerror?.(asError(error))))
     }
     await Promise.all(sends)
   }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
 }

@@ -19,6 +19,15 @@ import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
 
+/** What a client may change on its session after initialize, which a shared store keeps. */
+export interface SharedSessionState {
+  subscriptions?: readonly string[] | undefined
+  logLevel?: LoggingLevel | undefined
+}
+
+/** The methods that change a session's {@link SharedSessionState}: a shared store must learn of them. */
+export const SESSION_STATE_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
+
 /**
  * One connection between an McpServer and a client: the negotiated version, what the client
  * declared, its log level and subscriptions. Server → client requests (sampling, elicitation,
@@ -68,16 +77,35 @@ export class ServerSession {
     return this.#lifecycle.initialized
   }
 
+  /** The resources this client subscribed to (resources/subscribe). */
+  get subscriptions(): string[] {
+    return this.#subscriptions === undefined ? [] : [...this.#subscriptions]
+  }
+  /** The level the client set with logging/setLevel (undefined: every level). */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#logLevel
+  }
+
   /**
    * Adopt a negotiated state without an initialize on this connection: a stateless HTTP request
    * (version from its MCP-Protocol-Version header), or a session restored from a shared store.
    */
-  restore(state: { protocolVersion: string; clientCapabilities?: ClientCapabilities | undefined; clientInfo?: Implementation | undefined }): void {
+  restore(state: { protocolVersion: string; clientCapabilities?: ClientCapabilities | undefined; clientInfo?: Implementation | undefined } & SharedSessionState): void {
     this.#protocolVersion = state.protocolVersion
     this.#clientCapabilities = state.clientCapabilities ?? {}
     this.#clientInfo = state.clientInfo
     this.#lifecycle.markReady()
     this.#endpoint.transport?.setProtocolVersion?.(state.protocolVersion)
+    this.applySharedState(state)
+  }
+
+  /**
+   * Take what the client changed through another process serving the same session (subscriptions
+   * and log level), so notifications sent from here follow it.
+   */
+  applySharedState(state: SharedSessionState): void {
+    this.#subscriptions = state.subscriptions === undefined || state.subscriptions.length === 0 ? undefined : new Set(state.subscriptions)
+    this.#logLevel = state.logLevel
   }
 
   async connect(transport: Transport): Promise<void> {

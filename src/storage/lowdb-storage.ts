@@ -149,6 +149,18 @@ class LowdbModel implements OidcAdapter {
     await this.#writes.persist()
   }
 
+  async claim(id: string, field: string): Promise<boolean> {
+    // one process owns the file and this runs without an await before the mark: atomic
+    const entry = this.#live(id)
+    if (entry === undefined || entry.payload[field] !== undefined) {
+      await this.#writes.settle()
+      return false
+    }
+    entry.payload[field] = Math.floor(this.#now() / 1000)
+    await this.#writes.persist()
+    return true
+  }
+
   async destroy(id: string): Promise<void> {
     const entry: StoredModel | undefined = this.#records[id]
     if (entry === undefined) return this.#writes.settle()
@@ -235,6 +247,16 @@ function recordStore(records: Table<Table<object>>, writes: Writes): RecordStore
       const entries = (records[collection] ??= table())
       entries[id] = copy(value)
       await writes.persist()
+    },
+    async create(collection: string, id: string, value: object): Promise<boolean> {
+      const entries = (records[collection] ??= table())
+      if (entries[id] !== undefined) {
+        await writes.settle()
+        return false
+      }
+      entries[id] = copy(value)
+      await writes.persist()
+      return true
     },
     async delete(collection: string, id: string): Promise<void> {
       const entries: Table<object> | undefined = records[collection]

@@ -50,6 +50,12 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
       const entry = live(id)
       if (entry !== undefined) entry.payload.consumed = Math.floor(now() / 1000)
     },
+    async claim(id, field) {
+      const entry = live(id)
+      if (entry === undefined || entry.payload[field] !== undefined) return false
+      entry.payload[field] = Math.floor(now() / 1000)
+      return true
+    },
     async destroy(id) {
       entries.delete(id)
     },
@@ -79,6 +85,13 @@ function memoryRecords(): RecordStore {
       let entries = collections.get(collection)
       if (entries === undefined) collections.set(collection, (entries = new Map()))
       entries.set(id, copy(value))
+    },
+    async create(collection: string, id: string, value: object): Promise<boolean> {
+      let entries = collections.get(collection)
+      if (entries === undefined) collections.set(collection, (entries = new Map()))
+      if (entries.has(id)) return false
+      entries.set(id, copy(value))
+      return true
     },
     async delete(collection: string, id: string): Promise<void> {
       collections.get(collection)?.delete(id)

@@ -27,6 +27,12 @@ export interface OidcAdapter {
   findByUid(uid: string): Promise<OidcPayload | undefined>
   /** Marks the record consumed (sets `consumed` to the epoch second). */
   consume(id: string): Promise<void>
+  /**
+   * Atomically sets `field` to the epoch second when the record is live and the field is absent;
+   * true only for the one call that set it. Where two processes race to use a one-time value (a
+   * refresh token redeemed twice at once), exactly one wins, whichever node each landed on.
+   */
+  claim(id: string, field: string): Promise<boolean>
   destroy(id: string): Promise<void>
   /** Removes every record of this model carrying `grantId`. */
   revokeByGrantId(grantId: string): Promise<void>
@@ -41,6 +47,8 @@ export interface RecordStore {
   list<T extends object>(collection: string): Promise<T[]>
   /** Resolves once the write is durable on disk. */
   put(collection: string, id: string, value: object): Promise<void>
+  /** Stores `value` only when the id is free; true when this call stored it (first writer wins). */
+  create(collection: string, id: string, value: object): Promise<boolean>
   delete(collection: string, id: string): Promise<void>
 }
 

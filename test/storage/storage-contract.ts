@@ -127,6 +127,49 @@ export function describeStorageContract(name: string, open: (clock: StorageClock
         await expect(tokens.destroy('nope')).resolves.toBeUndefined()
         await expect(tokens.revokeByGrantId('nope')).resolves.toBeUndefined()
       })
+
+      it('claim lets exactly one of several concurrent callers set a field, stamped with the epoch second', async () => {
+        const { clock, storage } = await setup()
+        const tokens = storage.adapter('RefreshToken')
+        await tokens.upsert('t1', { grantId: 'g1' }, 60)
+        const results = await Promise.all(Array.from({ length: 8 }, () => tokens.claim('t1', 'consumed')))
+        expect(results.filter(Boolean)).toHaveLength(1)
+        expect(await tokens.find('t1')).toEqual({ grantId: 'g1', consumed: Math.floor(clock.now / 1000) })
+        expect(await tokens.claim('t1', 'consumed')).toBe(false)
+        // another field is a claim of its own
+        expect(await tokens.claim('t1', 'graceUsed')).toBe(true)
+      })
+
+      it('claim refuses a missing or expired record, and a field the payload already carries', async () => {
+        const { clock, storage } = await setup()
+        const tokens = storage.adapter('RefreshToken')
+        expect(await tokens.claim('nope', 'consumed')).toBe(false)
+        await tokens.upsert('used', { grantId: 'g1', consumed: 1 }, 60)
+        expect(await tokens.claim('used', 'consumed')).toBe(false)
+        await tokens.upsert('old', { grantId: 'g1' }, 10)
+        clock.now += 11_000
+        expect(await tokens.claim('old', 'consumed')).toBe(false)
+        expect(await tokens.find('nope')).toBeUndefined()
+      })
+
+      it('a new upsert of a record forgets what was claimed on it before', async () => {
+        const { storage } = await setup()
+        const codes = storage.adapter('AuthorizationCode')
+        await codes.upsert('c1', { grantId: 'g1' }, 60)
+        expect(await codes.claim('c1', 'consumed')).toBe(true)
+        await codes.upsert('c1', { grantId: 'g1' }, 60)
+        expect(await codes.find('c1')).toEqual({ grantId: 'g1' })
+      })
+
+      it('lists the live records of a model only', async () => {
+        const { clock, storage } = await setup()
+        const clients = storage.adapter('Client')
+        await clients.upsert('a', { client_id: 'a' })
+        await clients.upsert('b', { client_id: 'b' }, 10)
+        await storage.adapter('Grant').upsert('g', { grantId: 'g' }, 60)
+        clock.now += 11_000
+        expect(await clients.list()).toEqual([{ id: 'a', payload: { client_id: 'a' } }])
+      })
     })
 
     describe('records', () => {
@@ -143,6 +186,17 @@ export function describeStorageContract(name: string, open: (clock: StorageClock
         await storage.records.delete('accounts', 'a1')
         expect(await storage.records.get('accounts', 'a1')).toBeUndefined()
         expect(await storage.records.list('missing')).toEqual([])
+      })
+
+      it('create stores a record only when its id is free: the first writer wins', async () => {
+        const { storage } = await setup()
+        const results = await Promise.all(['one', 'two', 'three'].map((name) => storage.records.create('keys', 'cluster', { name })))
+        expect(results.filter(Boolean)).toHaveLength(1)
+        const winner = ['one', 'two', 'three'][results.indexOf(true)]
+        expect(await storage.records.get('keys', 'cluster')).toEqual({ name: winner })
+        expect(await storage.records.create('keys', 'cluster', { name: 'late' })).toBe(false)
+        await storage.records.delete('keys', 'cluster')
+        expect(await storage.records.create('keys', 'cluster', { name: 'again' })).toBe(true)
       })
 
       it('returns copies of records', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import Provider from 'oidc-provider'
+import Provider, { errors } from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
+import { isStorageUnavailable } from '../../storage/errors.js'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
 
@@ -18,6 +19,42 @@ function codeAdapter(inner: OidcAdapter): OidcAdapter {
       if (ctx?.oidc?.route === 'token') redeemedCodes.set(ctx, id)
       return inner.find(id)
     },
+    async consume(id) {
+      // Two token requests with one code, on two processes at once, both found it unused: only the
+      // one that marks it first goes on to get tokens.
+      if (!(await inner.claim(id, 'consumed'))) throw new errors.InvalidGrant('authorization code already used')
+    },
+  }
+}
+
+/**
+ * A storage outage is not a server error: oidc-provider answers it 503 `temporarily_unavailable`
+ * (the client may retry), and nothing was written half-way.
+ */
+function outageAs503(inner: OidcAdapter): OidcAdapter {
+  const guard =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await call(...args)
+      } catch (error) {
+        if (!isStorageUnavailable(error)) throw error
+        const unavailable = new errors.TemporarilyUnavailable('the authorization server cannot reach its storage; retry shortly', { cause: error })
+        Object.assign(unavailable, { status: 503, statusCode: 503, expose: true })
+        throw unavailable
+      }
+    }
+  const bound = bind(inner)
+  return {
+    upsert: guard(bound.upsert),
+    find: guard(bound.find),
+    findByUid: guard(bound.findByUid),
+    findByUserCode: guard(bound.findByUserCode),
+    consume: guard(bound.consume),
+    claim: guard(bound.claim),
+    destroy: guard(bound.destroy),
+    revokeByGrantId: guard(bound.revokeByGrantId),
+    list: guard(bound.list),
   }
 }
 
@@ -67,15 +104,17 @@ const secondsLeft = (payload: OidcPayload, now: number): number => Math.max(1, N
  * consumed, and its reuse detection revokes the whole grant. Only the token endpoint's
  * refresh_token grant sees the grace; introspection and revocation see a consumed token.
  *
- * `stored` is the adapter below the id hashing: successors are linked by the digest of their id,
- * so no token value is written to the store.
+ * `stored` is the adapter below the id hashing: successors are linked, in `links`, by the digest
+ * of their id, so no token value is written to the store. Every step is safe across processes
+ * sharing the store: first use and the grace retry are claims (atomic), and the link is written
+ * before a first use checks for a retry, which claims before it reads the link.
  */
-function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
-  // Tokens whose one grace retry is taken, and the request that took it (it may look the token up again).
-  const taken = new Set<string>()
+function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, links: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
+  // The tokens whose grace retry a request took (it may look the token up again, and consumes it).
   const takenBy = new WeakMap<object, Set<string>>()
+  const took = (ctx: object | undefined, id: string): boolean => ctx !== undefined && takenBy.get(ctx)?.has(id) === true
   const honoured = (payload: OidcPayload): OidcPayload => {
-    const { consumed: _consumed, ...rest } = payload
+    const { consumed: _consumed, graceUsed: _graceUsed, ...rest } = payload
     return rest as OidcPayload
   }
   return {
@@ -85,30 +124,41 @@ function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, graceSecon
       if (payload?.consumed === undefined || graceSeconds <= 0) return payload
       const ctx = refreshRequest()
       if (ctx === undefined) return payload
-      if (takenBy.get(ctx)?.has(id) === true) return honoured(payload)
-      if (now() / 1000 - payload.consumed > graceSeconds || payload['graceUsed'] === true || taken.has(id)) return payload
-      // Claimed before any await: two retries racing in this process cannot both be honoured.
-      taken.add(id)
+      if (took(ctx, id)) return honoured(payload)
+      if (now() / 1000 - payload.consumed > graceSeconds || payload['graceUsed'] !== undefined) return payload
+      // One retry in the grace window, whichever process it lands on: the claim is atomic in the store.
+      if (!(await inner.claim(id, 'graceUsed'))) return payload
       takenBy.set(ctx, (takenBy.get(ctx) ?? new Set()).add(id))
-      if (typeof payload['successor'] === 'string') await stored.destroy(payload['successor'])
-      await inner.upsert(id, { ...payload, graceUsed: true }, secondsLeft(payload, now()))
+      // Claim first, then read the link: a first use still finishing writes its link before it
+      // checks for the claim, so one of the two always sees the other (see upsert).
+      const link = await links.find(digest(id))
+      if (typeof link?.['successor'] === 'string') await stored.destroy(link['successor'])
       return honoured(payload)
     },
     async upsert(id, payload, expiresIn) {
       await inner.upsert(id, payload, expiresIn)
-      const rotated = refreshRequest()?.oidc.entities['RotatedRefreshToken'] as { jti?: string } | undefined
-      if (rotated?.jti === undefined || rotated.jti === id) return
+      const ctx = refreshRequest()
+      const rotated = ctx?.oidc.entities['RotatedRefreshToken'] as { jti?: string } | undefined
+      if (rotated?.jti === undefined || rotated.jti === id || took(ctx, rotated.jti)) return
       const previous = await inner.find(rotated.jti)
-      if (previous !== undefined) await inner.upsert(rotated.jti, { ...previous, successor: digest(id) }, secondsLeft(previous, now()))
+      if (previous === undefined) return
+      await links.upsert(digest(rotated.jti), { successor: digest(id) }, secondsLeft(previous, now()))
+      // A retry took the grace while this first use was still running, before the link above
+      // existed: it could not end this successor, so this one ends it. One chain lives on.
+      if ((await inner.find(rotated.jti))?.['graceUsed'] !== undefined) await stored.destroy(digest(id))
     },
     async consume(id) {
-      // Keep the first consumption time, so repeated retries cannot stretch the grace window.
-      const payload = await inner.find(id)
-      if (payload?.consumed !== undefined) return
-      await inner.consume(id)
+      // the honoured grace retry consumes a token already consumed: it keeps its first consumption time
+      if (took(refreshRequest(), id)) return
+      // Two refreshes with one token, on two processes at once, both found it unused: only the one
+      // that marks it first rotates it; the other is told it was used.
+      if (!(await inner.claim(id, 'consumed'))) throw new errors.InvalidGrant('refresh token already used')
     },
   }
 }
+
+/** Where a rotated refresh token's successor is named (by digests), beside the token's own record. */
+const SUCCESSOR_LINKS = 'RefreshTokenSuccessor'
 
 /**
  * Models whose record id is a bearer credential (the opaque token value itself). Their records
@@ -141,6 +191,7 @@ function hashedIdAdapter(inner: OidcAdapter): OidcAdapter {
       return payload === undefined ? undefined : { ...payload, jti: id }
     },
     consume: (id) => inner.consume(digest(id)),
+    claim: (id, field) => inner.claim(digest(id), field),
     destroy: (id) => inner.destroy(digest(id)),
   }
 }
@@ -152,6 +203,7 @@ function bind(inner: OidcAdapter): OidcAdapter {
     findByUid: inner.findByUid.bind(inner),
     findByUserCode: inner.findByUserCode.bind(inner),
     consume: inner.consume.bind(inner),
+    claim: inner.claim.bind(inner),
     destroy: inner.destroy.bind(inner),
     revokeByGrantId: inner.revokeByGrantId.bind(inner),
     list: inner.list.bind(inner),
@@ -168,13 +220,13 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
   function adapterFor(name: string): OidcAdapter {
     let adapter = cache.get(name)
     if (adapter === undefined) {
-      const stored = storage.adapter(name)
+      const stored = outageAs503(storage.adapter(name))
       const inner = CREDENTIAL_MODELS.has(name) ? hashedIdAdapter(stored) : stored
       adapter =
         name === 'Client'
           ? clientAdapter(inner, options.box)
           : name === 'RefreshToken'
-            ? refreshTokenAdapter(inner, stored, options.reuseGraceSeconds, now)
+            ? refreshTokenAdapter(inner, stored, outageAs503(storage.adapter(SUCCESSOR_LINKS)), options.reuseGraceSeconds, now)
             : name === 'AuthorizationCode'
               ? codeAdapter(inner)
               : bind(inner)

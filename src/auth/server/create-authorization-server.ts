@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
 import compose from 'koa-compose'
@@ -7,8 +6,7 @@ import mount from 'koa-mount'
 import Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
-import { createLowdbStorage } from '../../storage/lowdb-storage.js'
-import { ensurePrivateDir, removeStaleTempFiles } from '../../storage/private-file.js'
+import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
 import { mergeResources, ResourceStore } from './resource-store.js'
 import { GrantAdmin } from './grant-admin.js'
@@ -20,10 +18,13 @@ import { defaultPathFallback } from './default-path-fallback.js'
 import { endpointRateLimits } from './endpoint-rate-limits.js'
 import { interactionRoutes } from './interactions/index.js'
 import { metadataAliases } from './metadata-aliases.js'
-import { resolveOptions, type AuthorizationServerOptions } from './options.js'
+import { resolveOptions, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
+import { openStorage, type OpenedStorage } from './open-storage.js'
 import { providerConfiguration } from './provider-configuration.js'
 import { providerCookies } from './provider-cookies.js'
-import { RateLimiter } from './rate-limiter.js'
+import { RateLimiter, type Limiter } from './rate-limiter.js'
+import { RedisRateLimiter } from './redis-rate-limiter.js'
+import { checkClusterKeys } from './cluster-keys.js'
 import { defaultScope } from './default-scope.js'
 import { burnFailedCodes } from './burn-failed-codes.js'
 import { registrationLimits } from './registration-limits.js'
@@ -38,7 +39,7 @@ import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
 import { registrationCors } from './registration-cors.js'
 import { SecretBox } from './secret-box.js'
-import { loadServerSecrets } from './server-secrets.js'
+import { loadServerSecrets, secretsDigest } from './server-secrets.js'
 import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 
@@ -89,35 +90,64 @@ export interface AuthorizationServer {
   disableUser(username: string, disabled?: boolean): Promise<{ grantsEnded: number }>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
-  /** Stops timers and flushes storage (when the server created it). */
+  /**
+   * True when the server's storage answers (with `redis`: a PING; embedded storage always does):
+   * for a load balancer's health check (`/healthz`).
+   */
+  health(): Promise<boolean>
+  /** Stops timers and listeners, flushes storage and closes the Redis connection (what the server opened itself). */
   close(): Promise<void>
 }
 
 /**
  * Creates the MCP authorization server: oidc-provider configured for OAuth 2.1 and MCP, with
  * login and consent pages, metadata at every address MCP clients try, the 2025-03-26 default
- * paths, abuse controls and embedded storage in the data directory.
+ * paths, abuse controls and embedded storage in the data directory. With `redis`, it is one node
+ * of several behind a load balancer: storage, rate limits and grant revocations are shared
+ * through Redis, and every node must hold the same `jwks.json` and `secrets.json` (it refuses to
+ * start otherwise, naming the files to copy).
  *
  * @example
  * const as = await createAuthorizationServer({ issuer: 'http://localhost:4000', dataDir: './data' })
  * as.app.listen(4000, '127.0.0.1')
+ * @example
+ * // one node of several, all with the same issuer (the public origin) and key files
+ * const node = await createAuthorizationServer({ issuer: 'https://auth.example.com', redis: 'redis://10.0.0.5:6379', trustProxy: true })
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
  */
 export async function createAuthorizationServer(input: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
   const options = resolveOptions(input)
   await ensurePrivateDir(options.dataDir)
-  const ownsStorage = options.storage === undefined
-  const storage = options.storage ?? (await createLowdbStorage({ file: join(options.dataDir, defaults.storage.dbFile) }))
-  if (ownsStorage) {
-    // The store's lock is ours now: temp files of an interrupted write of the key files are leftovers.
-    for (const name of [defaults.authServer.keys.secretsFile, defaults.authServer.keys.jwksFile]) await removeStaleTempFiles(join(options.dataDir, name))
+  const opened = await openStorage(options)
+  // What close() ends, in reverse order of start; a start that fails ends what it started.
+  const closers: Array<() => Promise<void>> = [() => opened.close()]
+  const close = async (): Promise<void> => {
+    for (const closer of closers.splice(0).reverse()) await closer()
   }
-  const [secrets, jwks] = await Promise.all([loadServerSecrets(options.dataDir), loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg })])
+  try {
+    const server = await assemble(options, opened, (closer) => closers.push(closer))
+    return { ...server, health: () => opened.health(), close }
+  } catch (error) {
+    await close().catch(() => undefined)
+    throw error
+  }
+}
+
+async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose: (closer: () => Promise<void>) => void): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
+  const { storage, connection } = opened
+  const [secrets, jwks] = await Promise.all([
+    loadServerSecrets(options.dataDir),
+    loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined }),
+  ])
+  if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
   const accounts = new AccountStore(storage.records)
   const resources = new ResourceStore(storage.records)
   options.resources = mergeResources(options.resources, await resources.list())
   const consents = new ConsentStore(storage.records)
-  const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken)
+  const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken, {
+    ...(connection !== undefined ? { bus: connection, resyncMs: defaults.authServer.revocationResyncMs } : {}),
+  })
+  onClose(() => revocations.close())
   const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
   const box = new SecretBox(secrets.dataKey)
   const Adapter = createAdapterFactory(storage, {
@@ -131,7 +161,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     options.issuer.href.replace(/\/$/, ''),
     providerConfiguration(options, {
       adapter: Adapter,
-      jwks,
+      jwks: { keys: jwks.keys },
       cookieKeys: secrets.cookieKeys,
       accounts,
       consents,
@@ -159,13 +189,20 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     clients: clientAdapter,
     ttlSeconds: options.registration.unusedClientTtlSeconds,
     intervalMs: defaults.storage.sweepIntervalMs,
+    maxSeenUsed: defaults.authServer.registration.maxSeenUsed,
+    ...(connection !== undefined ? { bus: connection } : {}),
   })
+  onClose(() => sweeper.stop())
 
   const { mountPath } = options
   const routes = defaults.authServer.routes
   const limits = options.rateLimits
-  const limiter = (limit: number): RateLimiter =>
-    new RateLimiter({ limit, windowSeconds: limits === false ? 60 : limits.windowSeconds, maxKeys: defaults.authServer.rateLimits.maxKeys })
+  const windowSeconds = limits === false ? defaults.authServer.rateLimits.windowSeconds : limits.windowSeconds
+  // With several nodes the windows live in Redis, so a limit counts every node's requests.
+  const limiter = (name: string, limit: number): Limiter =>
+    connection === undefined
+      ? new RateLimiter({ limit, windowSeconds, maxKeys: defaults.authServer.rateLimits.maxKeys })
+      : new RedisRateLimiter({ connection, name, limit, windowSeconds })
 
   const cookies = providerCookies(secrets.cookieKeys)
   const stack: Middleware[] = [
@@ -189,9 +226,9 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       endpointRateLimits({
         registrationPath: `${mountPath}${routes.registration}`,
         tokenPath: `${mountPath}${routes.token}`,
-        registrationPerAddress: limiter(limits.registrationPerAddress),
-        tokenPerAddress: limiter(limits.tokenPerAddress),
-        tokenPerClient: limiter(limits.tokenPerClient),
+        registrationPerAddress: limiter('registration-address', limits.registrationPerAddress),
+        tokenPerAddress: limiter('token-address', limits.tokenPerAddress),
+        tokenPerClient: limiter('token-client', limits.tokenPerClient),
         maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
       }),
     )
@@ -232,7 +269,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
       ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: upstreamLogin, upstreamSessions } : {}),
-      ...(limits !== false ? { loginLimits: { perAddress: limiter(limits.loginPerAddress), perAccount: limiter(limits.loginPerAccount) } } : {}),
+      ...(limits !== false ? { loginLimits: { perAddress: limiter('login-address', limits.loginPerAddress), perAccount: limiter('login-account', limits.loginPerAccount) } } : {}),
     }),
     refuseFutureAssertions({
       paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),
@@ -313,9 +350,5 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     },
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
     sweepUnusedClients: () => sweeper.sweep(),
-    async close() {
-      sweeper.stop()
-      if (ownsStorage) await storage.close()
-    },
   }
 }

@@ -1,15 +1,15 @@
 import type { Context, Middleware, Next } from 'koa'
 import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
 import { clientAddress } from './client-address.js'
-import type { RateLimiter } from './rate-limiter.js'
+import type { Limiter } from './rate-limiter.js'
 import { readFormOnce } from './replayable-body.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
   tokenPath: string
-  registrationPerAddress: RateLimiter
-  tokenPerAddress: RateLimiter
-  tokenPerClient: RateLimiter
+  registrationPerAddress: Limiter
+  tokenPerAddress: Limiter
+  tokenPerClient: Limiter
   /** Largest token request body read to find the client (oidc-provider's own limit). */
   maxBodyBytes: number
 }
@@ -46,26 +46,28 @@ function basicClientId(authorization: string): string | undefined {
  * Abuse controls on registration and token requests: per client address, and on the token
  * endpoint also per client (from the Basic header, the form's `client_id`, or a client
  * assertion's `sub`; the form is read here and replayed to oidc-provider). Past a limit it throws
- * TooManyRequestsError (429 with Retry-After, answered by `oauthErrors`).
+ * TooManyRequestsError (429 with Retry-After, answered by `oauthErrors`). A shared limiter whose
+ * store is down rejects with StorageUnavailableError, which `oauthErrors` answers with 503: the
+ * request is never let through uncounted.
  */
 export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
-  function count(limiter: RateLimiter, key: string): void {
-    const verdict = limiter.hit(key)
+  async function count(limiter: Limiter, key: string): Promise<void> {
+    const verdict = await limiter.hit(key)
     if (!verdict.allowed) throw new TooManyRequestsError(verdict.retryAfterSeconds)
   }
   return async function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
     if (ctx.method !== 'POST') return next()
     if (ctx.path === options.registrationPath) {
-      count(options.registrationPerAddress, clientAddress(ctx))
+      await count(options.registrationPerAddress, clientAddress(ctx))
     } else if (ctx.path === options.tokenPath) {
-      count(options.tokenPerAddress, clientAddress(ctx))
+      await count(options.tokenPerAddress, clientAddress(ctx))
       let clientId = basicClientId(ctx.get('authorization'))
       if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
         const form = await readFormOnce(ctx, options.maxBodyBytes)
         if (form === undefined) throw new PayloadTooLargeError()
         clientId = formClientId(form)
       }
-      if (clientId !== undefined) count(options.tokenPerClient, clientId)
+      if (clientId !== undefined) await count(options.tokenPerClient, clientId)
     }
     await next()
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { defaults } from '../../config/defaults.js'
+import type { RedisConnection } from '../../storage/redis/connection.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { isLoopbackHostname } from '../../config/loopback-hosts.js'
 
@@ -33,6 +34,8 @@ export const resourceSchema = z.strictObject({
 })
 
 export type ResourceInput = z.input<typeof resourceSchema>
+
+const redisUrl = z.string().refine((value) => URL.canParse(value) && ['redis:', 'rediss:'].includes(new URL(value).protocol), 'redis must be a redis:// or rediss:// URL')
 
 /** The options of {@link createAuthorizationServer} that can come from a JSON configuration file. */
 export const authorizationServerOptionsSchema = z.strictObject({
@@ -129,14 +132,25 @@ export const authorizationServerOptionsSchema = z.strictObject({
   /** Trust X-Forwarded-* from a TLS-terminating proxy in front of us. */
   trustProxy: z.boolean().optional(),
   accessTokenAlg: z.enum(['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA']).optional(),
+  /**
+   * Run as one of several nodes on Redis (`redis://host:6379`, or `{ url, prefix }` to share one
+   * Redis between deployments): storage, rate limits and revocations are shared; every node
+   * needs the same `jwks.json` and `secrets.json` in its data directory.
+   */
+  redis: z.union([redisUrl, z.strictObject({ url: redisUrl, prefix: z.string().min(1).optional() })]).optional(),
 })
 
 export type AuthorizationServerConfig = z.input<typeof authorizationServerOptionsSchema>
 
 /** Options of {@link createAuthorizationServer}: the configuration plus what only code can pass. */
-export interface AuthorizationServerOptions extends AuthorizationServerConfig {
-  /** A storage backend; default: lowdb in `dataDir`. */
+export interface AuthorizationServerOptions extends Omit<AuthorizationServerConfig, 'redis'> {
+  /** A storage backend; default: lowdb in `dataDir`, or Redis when `redis` is set. */
   storage?: AuthStorage
+  /**
+   * Redis shared by the nodes of a deployment: a URL, `{ url, prefix }`, or a connection of the
+   * caller's (left open by `close()`; one the server opens itself, it closes).
+   */
+  redis?: AuthorizationServerConfig['redis'] | RedisConnection
   /**
    * Fetch used for client ID metadata documents. Only for tests and development setups that
    * must reach a document over a custom TLS trust store.
@@ -202,12 +216,20 @@ export interface ResolvedOptions {
   accessTokenAlg: string
   upstream?: UpstreamOptions
   storage?: AuthStorage
+  redis?: { url: string; prefix?: string } | RedisConnection
   fetch?: AuthorizationServerOptions['fetch']
+}
+
+/** A connection object rather than connection settings (told apart without loading ioredis). */
+export function isRedisConnection(value: unknown): value is RedisConnection {
+  return typeof value === 'object' && value !== null && typeof (value as Partial<RedisConnection>).run === 'function'
 }
 
 /** Validates options (unknown keys and bad values throw with a readable message) and fills defaults. */
 export function resolveOptions(options: AuthorizationServerOptions = {}): ResolvedOptions {
-  const { storage, fetch, ...config } = options
+  const { storage, fetch, redis, ...rest } = options
+  const connection = isRedisConnection(redis) ? redis : undefined
+  const config = connection === undefined && redis !== undefined ? { ...rest, redis } : rest
   const parsed = authorizationServerOptionsSchema.safeParse(config)
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(options)'}: ${issue.message}`)
@@ -249,6 +271,7 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,
     ...(value.upstream !== undefined ? { upstream: value.upstream } : {}),
     ...(storage !== undefined ? { storage } : {}),
+    ...(connection !== undefined ? { redis: connection } : value.redis !== undefined ? { redis: typeof value.redis === 'string' ? { url: value.redis } : value.redis } : {}),
     ...(fetch !== undefined ? { fetch } : {}),
   }
 }

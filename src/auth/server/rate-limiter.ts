@@ -1,8 +1,21 @@
+/** What a limiter says about one hit: allowed, or how long until the key's window resets. */
+export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number }
+
 /**
- * A fixed-window counter per key (client address, client id, account name). Bounded: past
- * `maxKeys` the oldest windows are forgotten first, so many distinct keys cannot grow memory.
+ * A fixed-window limit on some keys (client address, client id, account name). The in-process
+ * {@link RateLimiter} answers at once; a shared one (RedisRateLimiter) answers a promise and
+ * rejects with StorageUnavailableError when its store is away, so callers always `await` it.
  */
-export class RateLimiter {
+export interface Limiter {
+  /** Counts one hit for `key`; when over the limit, says how long until the window resets. */
+  hit(key: string): RateLimitVerdict | Promise<RateLimitVerdict>
+}
+
+/**
+ * A fixed-window counter per key, in this process. Bounded: past `maxKeys` the oldest windows
+ * are forgotten first, so many distinct keys cannot grow memory.
+ */
+export class RateLimiter implements Limiter {
   readonly #limit: number
   readonly #windowMs: number
   readonly #maxKeys: number
@@ -16,8 +29,7 @@ export class RateLimiter {
     this.#now = options.now ?? Date.now
   }
 
-  /** Counts one hit for `key`; when over the limit, says how long until the window resets. */
-  hit(key: string): { allowed: true } | { allowed: false; retryAfterSeconds: number } {
+  hit(key: string): RateLimitVerdict {
     const now = this.#now()
     let window = this.#windows.get(key)
     if (window === undefined || window.resetAt <= now) {

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
-import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+import { readJsonFile } from '../../storage/private-file.js'
+import { createPrivateFile } from './create-private-file.js'
 
 /** Secrets the authorization server generates on first start and keeps in the data directory. */
 export interface ServerSecrets {
@@ -20,15 +21,16 @@ const KEY = /^[A-Za-z0-9_-]{43}$/
  * Loads the server's secrets from `secrets.json` in the data directory. Only a missing file is
  * created (0600); a file that exists but lacks a secret is refused: a regenerated data key would
  * make every sealed client secret unreadable (500 for each confidential client) and new cookie
- * keys would sign everyone out — silently.
+ * keys would sign everyone out — silently. Nodes starting at once on one empty shared directory
+ * end with the same secrets: the first to create the file wins, the others read it.
  */
 export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets> {
   const path = join(dataDir, defaults.authServer.keys.secretsFile)
-  const stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
+  let stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
   if (stored === undefined) {
     const secrets: ServerSecrets = { cookieKeys: [fresh()], dataKey: fresh(), csrfKey: fresh() }
-    await writePrivateFile(path, JSON.stringify(secrets, null, 2))
-    return secrets
+    if (await createPrivateFile(path, JSON.stringify(secrets, null, 2))) return secrets
+    stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
   }
   const problems: string[] = []
   if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) problems.push('it is not a JSON object')
@@ -45,4 +47,13 @@ export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets>
   }
   const secrets = stored as ServerSecrets
   return { cookieKeys: secrets.cookieKeys, dataKey: secrets.dataKey, csrfKey: secrets.csrfKey }
+}
+
+/**
+ * A digest of the secrets, to tell whether two nodes hold the same `secrets.json` without
+ * showing them (SHA-256 of 256-bit random keys reveals nothing usable).
+ */
+export function secretsDigest(secrets: ServerSecrets): string {
+  const canonical = JSON.stringify([secrets.cookieKeys, secrets.dataKey, secrets.csrfKey])
+  return createHash('sha256').update(`mcp-auth secrets v1\n${canonical}`).digest('base64url')
 }

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
 import { defaults } from '../../config/defaults.js'
 import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+import { createPrivateFile } from './create-private-file.js'
 
 /** A private signing JWK as oidc-provider takes it. */
 export type PrivateJwk = JWK & { kid: string; alg: string; use: 'sig' }
@@ -36,23 +38,38 @@ function file(dataDir: string): string {
 /**
  * Loads the authorization server's signing keys from the data directory, generating them on
  * first start (written 0600). Retired keys past their lifetime are dropped. Returns the JWKS for
- * oidc-provider's `jwks` option: signing keys first, then the retired ones still published.
+ * oidc-provider's `jwks` option (`keys`: signing keys first, then the retired ones still published)
+ * and the {@link signingKeysFingerprint} of the signing keys. Nodes starting at once on one empty
+ * shared directory end with the same keys: the first to create the file wins, the others read it.
+ *
+ * `shared`: the file is one of a deployment's nodes (Redis). A key missing for `accessTokenAlg` is
+ * then an error instead of being added, since one node adding it would change the keys every node
+ * must hold (`mcp-auth keys rotate` makes keys for a new algorithm and records them).
  */
-export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg?: string; now?: number } = {}): Promise<{ keys: PrivateJwk[] }> {
+export async function loadSigningKeys(
+  dataDir: string,
+  options: { accessTokenAlg?: string; now?: number; shared?: boolean } = {},
+): Promise<{ keys: PrivateJwk[]; fingerprint: string }> {
   const accessTokenAlg = options.accessTokenAlg ?? defaults.authServer.accessTokenAlg
   const now = options.now ?? Date.now()
   const path = file(dataDir)
   let stored = await readJsonFile<KeysFile>(path)
   let changed = false
   if (stored === undefined) {
-    stored = { version: 1, current: [], retired: [] }
-    changed = true
+    const created: KeysFile = { version: 1, current: await Promise.all(algorithms(accessTokenAlg).map(generate)), retired: [] }
+    if (await createPrivateFile(path, JSON.stringify(created, null, 2))) return { keys: created.current, fingerprint: await signingKeysFingerprint(created.current) }
+    stored = (await readJsonFile<KeysFile>(path))!
   }
   if (stored.version !== 1 || !Array.isArray(stored.current) || !Array.isArray(stored.retired)) {
     throw new Error(`${path} is not a signing-key file this version understands`)
   }
   for (const alg of algorithms(accessTokenAlg)) {
     if (!stored.current.some((key) => key.alg === alg)) {
+      if (options.shared === true) {
+        throw new Error(
+          `${path} has no ${alg} signing key (accessTokenAlg ${accessTokenAlg}): configure the algorithm its keys are for, or run 'mcp-auth keys rotate' with this configuration and give every node the new file`,
+        )
+      }
       stored.current.push(await generate(alg))
       changed = true
     }
@@ -64,7 +81,26 @@ export async function loadSigningKeys(dataDir: string, options: { accessTokenAlg
     changed = true
   }
   if (changed) await writePrivateFile(path, JSON.stringify(stored, null, 2))
-  return { keys: [...stored.current, ...stored.retired.map((entry) => entry.jwk)] }
+  return { keys: [...stored.current, ...stored.retired.map((entry) => entry.jwk)], fingerprint: await signingKeysFingerprint(stored.current) }
+}
+
+/** The {@link signingKeysFingerprint} of the data directory's signing keys as they are (nothing generated or dropped). */
+export async function storedSigningKeysFingerprint(dataDir: string): Promise<string> {
+  const stored = await readJsonFile<KeysFile>(file(dataDir))
+  if (stored === undefined || !Array.isArray(stored.current)) throw new Error(`${file(dataDir)} holds no signing keys`)
+  return signingKeysFingerprint(stored.current)
+}
+
+/**
+ * Names a set of signing keys without showing them: a SHA-256 of their sorted RFC 7638
+ * thumbprints (public parts only). Retired keys are left out, so nodes that dropped an expired
+ * one at different starts still agree.
+ */
+export async function signingKeysFingerprint(keys: PrivateJwk[]): Promise<string> {
+  const thumbprints = await Promise.all(keys.map((key) => calculateJwkThumbprint(publicJwk(key))))
+  return createHash('sha256')
+    .update(`mcp-auth signing keys v1\n${thumbprints.sort().join('\n')}`)
+    .digest('base64url')
 }
 
 /**

@@ -2,13 +2,14 @@ import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
+import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
   summary: 'run the standalone OAuth 2.1 authorization server for MCP',
   usage: `
-Usage: mcp-auth auth-server [--config FILE] [--issuer URL] [--host 127.0.0.1] [--port N] [--data-dir DIR]
+Usage: mcp-auth auth-server [--config FILE] [--issuer URL] [--host 127.0.0.1] [--port N] [--data-dir DIR] [--redis URL]
 
 Runs the authorization server: RFC 8414 / OIDC metadata, dynamic client registration, client ID
 metadata documents, authorization code + PKCE with login and consent pages, client credentials,
@@ -25,7 +26,9 @@ Options:
   --resource URL     protected MCP resource (repeatable, after the configuration file's;
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
+${redisUsage(21)}
   -h, --help         show this help
+Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 `,
   options: {
     config: { type: 'string' },
@@ -35,10 +38,13 @@ Options:
     'data-dir': { type: 'string' },
     resource: { type: 'string', multiple: true },
     'trust-proxy': { type: 'boolean' },
+    ...redisOptions,
   },
   async run(values) {
     const fromFile = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
+    const redis = redisChoice(values, fromFile)
     const options = { ...fromFile } as AuthorizationServerOptions
+    if (redis !== undefined) options.redis = redis
     const issuer = (values.issuer as string | undefined) ?? options.issuer
     if (issuer !== undefined && !URL.canParse(issuer)) throw new UsageError(`--issuer must be an absolute URL, got ${issuer}`)
     const host = (values.host as string | undefined) ?? defaults.cli.host
@@ -56,7 +62,7 @@ Options:
     const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
     as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
-    const server = createCliServer(as.app.callback())
+    const server = createCliServer(as.app.callback(), { health: () => as.health() })
     await listenOrExplain(server, actualPort, host, () => as.close())
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
     await closeOnSignal([server], () => as.close())

@@ -1,10 +1,12 @@
-import { createMcpHttpApp } from '../../app/mcp-http-app.js'
+import { createMcpHttpApp, type McpHttpAppOptions } from '../../app/mcp-http-app.js'
 import { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
 import { discoverAuthorizationServer } from '../../auth/resource/discover-authorization-server.js'
 import { defaults } from '../../config/defaults.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
+import type { RedisConnection } from '../../storage/redis/connection.js'
 import { parsePort, UsageError, type Command } from '../command.js'
+import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { closeOnSignal, createCliServer, freePort, listen, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const demoServerCommand: Command = {
@@ -35,7 +37,9 @@ Options:
                          audience (with mcp-auth auth-server: --resource <public url>/mcp)
   --public-url URL       this server's public origin (default: the address it listens on)
   --scope SCOPE          scope every MCP request needs (repeatable; default: none beyond a valid token)
+${redisUsage(25)}
   -h, --help             show this help
+Health: GET /healthz (200, or 503 when Redis is unreachable or the process is draining).
 `,
   options: {
     stdio: { type: 'boolean' },
@@ -48,6 +52,7 @@ Options:
     'auth-server': { type: 'string' },
     'public-url': { type: 'string' },
     scope: { type: 'string', multiple: true },
+    ...redisOptions,
   },
   async run(values) {
     const server = createDemoServer()
@@ -58,8 +63,15 @@ Options:
     const port = parsePort(values.port, defaults.cli.port)
     const allowedHosts = values['allowed-host'] as unknown as string[] | undefined
     const allowedOrigins = values['allowed-origin'] as unknown as string[] | undefined
+    const choice = redisChoice(values, {})
+    if (choice !== undefined && values.stateless === true) throw new UsageError('--stateless keeps no sessions: --redis has nothing to share')
+    const redis = choice === undefined ? undefined : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(choice)
+    const shared = redis === undefined ? undefined : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
+    // list changes and resource updates raised on one process reach the streams every process holds
+    if (shared !== undefined) await server.shareNotifications(shared.bus)
     if (typeof values['auth-server'] === 'string') {
-      return serveProtected(server, {
+      return serveProtected(server, redis, {
+        ...(shared ?? {}),
         host,
         port,
         issuer: values['auth-server'],
@@ -73,15 +85,27 @@ Options:
     }
     const http = createMcpHttpApp(server, {
       host,
+      ...(shared ?? {}),
       stateless: values.stateless === true,
       preferJsonResponse: values.json === true,
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
     })
-    const { server: listener } = await listen(http.handler, host, port)
-    await closeOnSignal([listener], () => http.close())
+    const { server: listener } = await listen(http.handler, host, port, { health: healthOf(redis) })
+    await closeOnSignal([listener], () => closeAll(http, redis))
     return 0
   },
+}
+
+/** Health for a load balancer: Redis answers, when there is one. */
+const healthOf =
+  (redis: RedisConnection | undefined): (() => Promise<boolean>) =>
+  () =>
+    redis === undefined ? Promise.resolve(true) : redis.ping()
+
+async function closeAll(http: { close(): Promise<void> }, redis: RedisConnection | undefined): Promise<void> {
+  await http.close()
+  await redis?.close()
 }
 
 async function serveStdio(server: ReturnType<typeof createDemoServer>): Promise<number> {
@@ -98,7 +122,8 @@ async function serveStdio(server: ReturnType<typeof createDemoServer>): Promise<
 
 async function serveProtected(
   server: ReturnType<typeof createDemoServer>,
-  options: {
+  redis: RedisConnection | undefined,
+  options: Partial<Pick<McpHttpAppOptions, 'sessionStore' | 'eventStore' | 'bus'>> & {
     host: string
     port: number
     issuer: string
@@ -117,22 +142,20 @@ async function serveProtected(
   const port = options.port === 0 ? await freePort(options.host) : options.port
   const listening = listeningUrl(options.host, port)
   const origin = new URL(options.publicUrl ?? listening).origin
+  const { host: _host, port: _port, issuer: _issuer, publicUrl: _publicUrl, scopes: _scopes, ...rest } = options
   const http = createProtectedMcpApp(server, {
+    ...rest,
     host: options.host,
     origin,
     issuer: metadata.issuer,
     jwksUri: metadata.jwks_uri,
     requiredScopes: options.scopes,
     scopesSupported: options.scopes,
-    stateless: options.stateless,
-    preferJsonResponse: options.preferJsonResponse,
-    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
-    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
   })
   await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
-  const listener = createCliServer(http.handler)
-  await listenOrExplain(listener, port, options.host, () => http.close())
+  const listener = createCliServer(http.handler, { health: healthOf(redis) })
+  await listenOrExplain(listener, port, options.host, () => closeAll(http, redis))
   process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
-  await closeOnSignal([listener], () => http.close())
+  await closeOnSignal([listener], () => closeAll(http, redis))
   return 0
 }

@@ -1,8 +1,9 @@
 import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
-import { parsePort, type Command } from '../command.js'
-import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain } from '../serve.js'
+import { parsePort, UsageError, type Command } from '../command.js'
+import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 
 const m = defaults.mainJob
 
@@ -11,6 +12,7 @@ export const startCommand: Command = {
   summary: 'run the main job: the authorization server and the protected demo MCP server on one origin',
   usage: `
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
+                     [--redis URL] [--issuer URL] [--host H] [--trust-proxy]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -26,20 +28,42 @@ Options:
                    its issuer is set by this command, its resources come after the demo's
   --resource URL   another MCP server to issue tokens for (repeatable; default scopes ${defaults.authServer.resourceScopes.join(' ')}),
                    e.g. http://localhost:4160/mcp; 'mcp-auth resources add' stores one with its scopes
+${redisUsage(19)}
+  --issuer URL     the public origin when several nodes serve one behind a proxy (default
+                   http://${m.publicHost}:<port>); the MCP endpoint is <issuer>/mcp
+  --host H         interface to listen on (default: loopback, 127.0.0.1 and ::1); behind a proxy on
+                   another machine, a private address
+  --trust-proxy    trust X-Forwarded-* from a TLS-terminating proxy (only when it overwrites them)
   -h, --help       show this help
+Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
+Several processes on one Redis behind a load balancer: docs/deployment.md.
 `,
-  options: { port: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, resource: { type: 'string', multiple: true } },
+  options: {
+    port: { type: 'string' },
+    'data-dir': { type: 'string' },
+    config: { type: 'string' },
+    resource: { type: 'string', multiple: true },
+    ...redisOptions,
+    issuer: { type: 'string' },
+    host: { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+  },
   async run(values) {
     // PORT as npm users expect it (npm start with PORT=4001), --port first
     const port = parsePort(values.port ?? process.env['PORT'], m.port)
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
-    const fromFile = (typeof values.config === 'string' ? await loadConfigFile(values.config) : {}) as AuthorizationServerOptions
+    const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
+    const redis = redisChoice(values, file)
+    const fromFile = file as AuthorizationServerOptions
+    const issuer = values.issuer as string | undefined
+    if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
+    const host = values.host as string | undefined
 
     // Everything is built before the port opens: no request is ever answered 503 while starting,
     // and a fatal start-up error (a corrupt store, a bad configuration) leaves nothing listening,
     // so the process exits with the message and a non-zero code.
-    const actualPort = port === 0 ? await freePort('127.0.0.1') : port
-    const origin = `http://${m.publicHost}:${actualPort}`
+    const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
+    const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
 
     const { createMainJob } = await import('../../app/main-job.js')
     const job = await createMainJob({
@@ -47,25 +71,31 @@ Options:
       dataDir,
       config: fromFile,
       resources: (values.resource as unknown as string[] | undefined) ?? [],
+      ...(redis !== undefined ? { redis } : {}),
+      ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
       ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
       onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
     })
     const { as, mcp } = job
     const password = job.demoPassword
 
-    const v4 = createCliServer(mcp.handler)
-    await listenOrExplain(v4, actualPort, '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
-    // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
-    const v6 = createCliServer(mcp.handler)
+    const health = { health: () => job.health() }
+    const v4 = createCliServer(mcp.handler, health)
+    await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
     const servers = [v4]
-    await listenOn(v6, actualPort, '::1').then(
-      () => servers.push(v6),
-      () => undefined,
-    )
+    if (host === undefined) {
+      // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
+      const v6 = createCliServer(mcp.handler, health)
+      await listenOn(v6, actualPort, '::1').then(
+        () => servers.push(v6),
+        () => undefined,
+      )
+    }
 
     // The JWKS is served by this very process: fetch it once it listens, before announcing it.
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
-    process.stdout.write(`listening on ${origin}\n`)
+    // scripts and tests wait for this line; behind a proxy it names this node, then the public origin
+    process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
     process.stdout.write(
       [
         '',

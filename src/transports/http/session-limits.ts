@@ -1,5 +1,11 @@
 import { HttpError } from '../../net/http-error.js'
 
+/** A new session over its principal's cap while all of the principal's sessions are busy. */
+export const tooManySessionsForPrincipal = () => new HttpError(429, 'Too Many Requests: too many open sessions for this client', { headers: { 'Retry-After': '60' } })
+
+/** A new session over the total cap while no session is idle enough to make room. */
+export const tooManySessions = () => new HttpError(503, 'Service Unavailable: too many sessions', { headers: { 'Retry-After': '60' } })
+
 /** What the limits need to know of a live session. */
 export interface LimitedSession {
   owner: string
@@ -34,12 +40,12 @@ export class SessionLimits<S extends LimitedSession> {
     const own = this.#byOwner.get(owner)
     if (own !== undefined && own.size >= this.#maxPerOwner) {
       const victim = leastRecentlyUsedIdle(own, Number.POSITIVE_INFINITY)
-      if (victim === undefined) throw new HttpError(429, 'Too Many Requests: too many open sessions for this client', { headers: { 'Retry-After': '60' } })
+      if (victim === undefined) throw tooManySessionsForPrincipal()
       this.#evict(victim)
     }
     if (size >= this.#max) {
       const victim = leastRecentlyUsedIdle(all, Date.now() - this.#minIdleMs)
-      if (victim === undefined) throw new HttpError(503, 'Service Unavailable: too many sessions', { headers: { 'Retry-After': '60' } })
+      if (victim === undefined) throw tooManySessions()
       this.#evict(victim)
     }
   }

@@ -4,7 +4,7 @@ import type Provider from 'oidc-provider'
 import type { UpstreamLogin, UpstreamSessions } from '../../delegation/upstream-login.js'
 import type { AccountStore } from '../account-store.js'
 import type { ConsentStore } from '../consent-store.js'
-import type { RateLimiter } from '../rate-limiter.js'
+import type { Limiter } from '../rate-limiter.js'
 import type { ScopePolicy } from '../scope-policy.js'
 import { PAGE_HEADERS, renderView } from '../../../views/render-view.js'
 
@@ -21,7 +21,7 @@ export interface InteractionDeps {
   basePath: string
   /** Configured resources, to describe the default one on the pages. */
   defaultResource: string
-  loginLimits?: { perAddress: RateLimiter; perAccount: RateLimiter }
+  loginLimits?: { perAddress: Limiter; perAccount: Limiter }
   /** When set, users log in at this upstream identity provider instead of the local form. */
   upstream?: UpstreamLogin
   /** Ties each consented grant to the upstream session it came from. */

@@ -1,35 +1,57 @@
 import type { Context } from 'koa'
 import type { InteractionResults } from 'oidc-provider'
+import { defaults } from '../../../config/defaults.js'
+import { isStorageUnavailable } from '../../../storage/errors.js'
+import type { Account } from '../account-store.js'
 import { clientAddress } from '../client-address.js'
 import { usernameKey } from '../username-key.js'
-import type { StepContext } from './context.js'
+import { page, type StepContext } from './context.js'
 import { showStep } from './show.js'
 
-/** POST `/:uid/login`: the local login form, rate-limited per address and per account name. */
+/** How a login attempt ends: the account, too many attempts, or a wrong name or password. */
+type Outcome = { account: Account } | { refused: 429; retryAfterSeconds: number } | { refused: 401 }
+
+/**
+ * POST `/:uid/login`: the local login form, rate-limited per address and per account name. When
+ * the shared limiter or the account store cannot be reached, the form answers 503 with
+ * Retry-After: the attempt is neither counted nor tried (fail closed, see RedisRateLimiter).
+ */
 export async function loginStep(ctx: Context, step: StepContext, form: URLSearchParams): Promise<void> {
-  const { deps } = step
   const username = form.get('username') ?? ''
   const password = form.get('password') ?? ''
+  let outcome: Outcome
+  try {
+    outcome = await attempt(ctx, step, username, password)
+  } catch (error) {
+    if (!isStorageUnavailable(error)) throw error
+    const retryAfter = defaults.authServer.unavailableRetryAfterSeconds
+    ctx.set('retry-after', String(retryAfter))
+    page(ctx, 503, 'error', 'Sign-in unavailable', { error: 'temporarily_unavailable', description: `Sign-in is unavailable for a moment. Try again in ${retryAfter} s.` })
+    ctx.app.emit('error', error, ctx)
+    return
+  }
+  if (!('account' in outcome)) {
+    ctx.status = outcome.refused
+    if (outcome.refused === 429) {
+      ctx.set('retry-after', String(outcome.retryAfterSeconds))
+      await showStep(ctx, step, `Too many sign-in attempts. Try again in ${outcome.retryAfterSeconds} s.`, username)
+    } else await showStep(ctx, step, 'Wrong username or password.', username)
+    return
+  }
+  const result: InteractionResults = { login: { accountId: outcome.account.id, amr: ['pwd'] } }
+  await step.deps.provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false })
+}
+
+async function attempt(ctx: Context, { deps }: StepContext, username: string, password: string): Promise<Outcome> {
   if (deps.loginLimits !== undefined) {
     for (const [limiter, key] of [
       [deps.loginLimits.perAddress, clientAddress(ctx)],
       [deps.loginLimits.perAccount, usernameKey(username)],
     ] as const) {
-      const verdict = limiter.hit(key)
-      if (!verdict.allowed) {
-        ctx.status = 429
-        ctx.set('retry-after', String(verdict.retryAfterSeconds))
-        await showStep(ctx, step, `Too many sign-in attempts. Try again in ${verdict.retryAfterSeconds} s.`, username)
-        return
-      }
+      const verdict = await limiter.hit(key)
+      if (!verdict.allowed) return { refused: 429, retryAfterSeconds: verdict.retryAfterSeconds }
     }
   }
   const account = username === '' || password === '' ? undefined : await deps.accounts.authenticate(username, password)
-  if (account === undefined) {
-    ctx.status = 401
-    await showStep(ctx, step, 'Wrong username or password.', username)
-    return
-  }
-  const result: InteractionResults = { login: { accountId: account.id, amr: ['pwd'] } }
-  await deps.provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false })
+  return account === undefined ? { refused: 401 } : { account }
 }

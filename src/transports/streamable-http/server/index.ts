@@ -1,4 +1,7 @@
 export { StreamableHttpHandler, type StreamableHttpOptions } from './streamable-http-handler.js'
 export { streamableHttpKoa } from './koa-middleware.js'
 export { InMemoryEventStore, type EventStore, type StoredEvents } from './event-store.js'
-export { InMemorySessionStore, type SessionStore, type SessionState } from './session-store.js'
+export { InMemorySessionStore, type SessionStore, type SessionState, type AdmitVerdict, type SharedSessionLimits } from './session-store.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js'
+export { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js'
+export { redisMcpOptions, type RedisMcpOptions } from './redis-mcp-options.js'

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import type { HttpError } from '../../../net/http-error.js'
 import { endSoon } from '../../http/end-soon.js'
+import { sendHttpError } from '../../http/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
-import type { EventStore } from './event-store.js'
+import type { EventStore, StoredEvents } from './event-store.js'
 
 /** What the streams of one session share, read from the session's transport (no copy per stream). */
 export interface StreamHost {
@@ -24,6 +26,7 @@ export interface OutboundStreamFlags {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve()
+const NOOP = () => {}
 
 const isResponse = (message: JsonRpcMessage): message is Extract<JsonRpcMessage, { id: unknown }> & ({ result: unknown } | { error: unknown }) =>
   'result' in message || 'error' in message
@@ -52,11 +55,17 @@ export class OutboundStream {
   /** Writes waiting in #tail; while any wait, new ones queue behind them to keep the order. */
   #queued = 0
   #finished = false
+  /** Events stored while a stream made detached had no client yet: sent when one opens it. */
+  #kept: Array<{ id: string; message: JsonRpcMessage }> | undefined
   /** Called once when a POST's stream has delivered every response it owed. */
   onfinished?: () => void
 
-  /** `host` and `flags` are shared (the session's transport, a constant): nothing copied per stream. */
-  constructor(res: ServerResponse, owed: readonly RequestId[], host: StreamHost, streamId: string, headers: Record<string, string>, flags: OutboundStreamFlags) {
+  /**
+   * `host` and `flags` are shared (the session's transport, a constant): nothing copied per stream.
+   * Without `res` the stream starts detached (a GET stream this process is taking over from
+   * another): it stores what it is given, and keeps it until a client opens or resumes it.
+   */
+  constructor(res: ServerResponse | undefined, owed: readonly RequestId[], host: StreamHost, streamId: string, headers: Record<string, string>, flags: OutboundStreamFlags) {
     this.streamId = streamId
     this.#host = host
     this.#headers = headers
@@ -64,6 +73,7 @@ export class OutboundStream {
     this.#owed = owed.length === 0 ? undefined : new Set(owed)
     this.#res = res
     this.#mode = 'pending'
+    if (res === undefined) this.#kept = []
     // SSE from the start unless JSON may still be the answer: the client gets the headers and
     // the priming event at once, so it can resume even if the connection drops before any message
     if (flags.standalone || !flags.preferJson) this.#startSse()
@@ -89,21 +99,70 @@ export class OutboundStream {
     return this.#enqueue(this.#tail.then(() => this.#write(message)))
   }
 
-  /** Keep later writes behind `work`, so events keep their order with an asynchronous store. */
+  /**
+   * Keep later writes behind `work`, so events keep their order with an asynchronous store. A
+   * failed step fails its caller only: the writes after it still go.
+   */
   #enqueue(work: Promise<void>): Promise<void> {
     this.#queued++
-    this.#tail = work.finally(() => {
+    const done = work.finally(() => {
       this.#queued--
     })
-    return this.#tail
+    this.#tail = done.then(NOOP, NOOP)
+    return done
+  }
+
+  /**
+   * A client resumed this stream on a new response (GET with Last-Event-ID): `load` reads what it
+   * missed from the event store in the write queue, so no event is both replayed and written
+   * live, nor neither. Rejects when `load` finds nothing for the id (nothing sent on `res` then).
+   */
+  resume(res: ServerResponse, load: () => Promise<StoredEvents | undefined> | StoredEvents | undefined, unknown: () => Error): Promise<void> {
+    return this.#enqueue(
+      this.#tail.then(async () => {
+        const stored = await load()
+        if (stored === undefined) throw unknown()
+        // the store has what was kept, and more
+        this.#kept = undefined
+        this.attach(res, stored.events)
+      }),
+    )
+  }
+
+  /**
+   * Keep every later write behind `work` (a shared store saving what this exchange changed, before
+   * the client learns of it). When it fails, the stream ends with `failure` instead of its
+   * responses: as the HTTP answer when none has started, else as an error response per request.
+   */
+  hold(work: Promise<void>, failure: (error: unknown, id: RequestId | null) => HttpError): void {
+    void this.#enqueue(
+      this.#tail
+        .then(() => work)
+        .then(undefined, (error: unknown) => {
+          if (this.#finished) return
+          const owed = [...(this.#owed ?? [])]
+          const res = this.#res
+          if (res !== undefined && !res.headersSent && !res.destroyed) sendHttpError(res, failure(error, owed.length === 1 ? owed[0]! : null))
+          else if (this.connected) for (const id of owed) this.#writer!.event(failure(error, id).body())
+          this.#finish()
+        }),
+    )
+  }
+
+  /** A client opened a stream made detached (GET): primed, then what came before it. */
+  open(res: ServerResponse): void {
+    const kept = this.#kept ?? []
+    this.#kept = undefined
+    this.attach(res, kept, this.#host.prime)
   }
 
   /** A client resumed this stream (GET with Last-Event-ID): replay what it missed, then go on here. */
-  attach(res: ServerResponse, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
+  attach(res: ServerResponse, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>, prime = false): void {
     this.#writer?.end()
     this.#res = res
     this.#writer = undefined
-    this.#startSse(false, true)
+    this.#kept = undefined
+    this.#startSse(prime, true)
     for (const { id, message } of missed) this.#writer!.event(JSON.stringify(message), id)
   }
 
@@ -186,12 +245,21 @@ export class OutboundStream {
     const id = eventStore.append(sessionId, this.streamId, message)
     // a client that went away can resume from the store; nothing to write now
     if (typeof id === 'string') {
-      if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+      this.#send(message, id)
       return undefined
     }
-    return id.then((stored) => {
-      if (this.connected) this.#writer!.event(JSON.stringify(message), stored)
-    })
+    return id.then(
+      (stored) => this.#send(message, stored),
+      // the store is unreachable: the client still gets the message, only not resumably
+      () => {
+        if (this.connected) this.#writer!.event(JSON.stringify(message))
+      },
+    )
+  }
+
+  #send(message: JsonRpcMessage, id: string): void {
+    if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+    else this.#kept?.push({ id, message })
   }
 
   #startSse(prime = this.#host.prime, flush = this.#isStandalone): void {

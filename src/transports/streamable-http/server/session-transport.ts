@@ -1,10 +1,14 @@
 import { hash, randomBytes } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
+import { HttpError } from '../../../net/http-error.js'
 import type { SendOptions, Transport, TransportSink } from '../../../protocol/transport.js'
+import { isServerWide } from '../../../server/server-wide.js'
 import { SseWriter } from '../../http/sse-writer.js'
-import type { EventStore } from './event-store.js'
+import type { ClusterLink, HeldStream } from './cluster-link.js'
+import type { EventStore, StoredEvents } from './event-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
+import { tagOutgoing, tagPrefix } from './request-id-tags.js'
 
 /** What every session of one handler shares (one object per handler, not per session). */
 export interface SessionTransportOptions {
@@ -15,6 +19,12 @@ export interface SessionTransportOptions {
   preferJsonResponse: boolean
   /** Called once, after the session's endpoint learnt of the close. */
   ended?: ((transport: SessionTransport) => void) | undefined
+  /**
+   * Set when other processes serve the same sessions (a message bus): the ids of requests sent to
+   * the client are tagged with this handler, and messages for a GET stream another process holds
+   * travel there.
+   */
+  cluster?: ClusterLink | undefined
 }
 
 /** Sessions of this revision and later get SSE streams primed with a resumable empty event (SEP-1699). */
@@ -25,6 +35,10 @@ const NO_HEADERS: Record<string, string> = {}
 const PROCESS_TAG = randomBytes(4).toString('hex')
 let transportsMade = 0
 const STANDALONE = { batch: false, preferJson: false, standalone: true }
+const RESOLVED: Promise<void> = Promise.resolve()
+
+const unknownLastEventId = () => new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
+const sessionGone = () => new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
 
 /** The suffix of the standalone GET stream's id within a session (`<session tag>.g`). */
 export const STANDALONE_STREAM_ID = 'g'
@@ -34,7 +48,7 @@ export const STANDALONE_STREAM_ID = 'g'
  * handler (one POST at a time); each outbound message goes on exactly one stream: the POST
  * that carried the request it belongs to, else the standalone GET stream, else nowhere.
  */
-export class SessionTransport implements Transport, StreamHost {
+export class SessionTransport implements Transport, StreamHost, HeldStream {
   readonly sessionId: string | undefined
   readonly #options: SessionTransportOptions
   /** The POST exchanges of this session; made with the first (a session may hold only its GET stream). */
@@ -60,12 +74,25 @@ export class SessionTransport implements Transport, StreamHost {
   #prime = false
   /** The endpoint's sink: this transport delivers to it only (no onmessage/onerror/onclose callbacks). */
   #sink: TransportSink | undefined
+  /** With other processes: how the ids of our requests to the client start (see request-id-tags). */
+  readonly tagPrefix: string | undefined
+  /** With other processes, while this process holds the GET stream: stops listening for it. */
+  #holding: Promise<() => Promise<void>> | undefined
+  /** Forwarded messages, in the order sent. */
+  #forwarding: Promise<void> = RESOLVED
 
   constructor(sessionId: string | undefined, options: SessionTransportOptions) {
     this.sessionId = sessionId
     this.#options = options
     this.#tag = sessionId === undefined ? '' : `${hash('sha256', sessionId, 'hex').slice(0, 8)}.`
-    this.#instance = sessionId === undefined ? '' : `${PROCESS_TAG}${(transportsMade++).toString(36)}-`
+    const serial = sessionId === undefined ? 0 : transportsMade++
+    this.#instance = sessionId === undefined ? '' : `${PROCESS_TAG}${serial.toString(36)}-`
+    this.tagPrefix = options.cluster === undefined || sessionId === undefined ? undefined : tagPrefix(options.cluster.nodeId, serial)
+  }
+
+  /** HeldStream: this transport, among every process's (the process tag is random). */
+  get holder(): string {
+    return `${this.tagPrefix}${this.#instance}`
   }
 
   // StreamHost: what this session's streams read from it
@@ -103,10 +130,11 @@ export class SessionTransport implements Transport, StreamHost {
   }
 
   async send(payload: JsonRpcPayload, options?: SendOptions): Promise<void> {
+    const prefix = this.tagPrefix
     if (Array.isArray(payload)) {
-      await Promise.all(payload.map((message) => this.#route(message, options?.relatedRequestId)))
+      await Promise.all(payload.map((message) => this.#route(prefix === undefined ? message : tagOutgoing(message, prefix), options)))
     } else {
-      await this.#route(payload, options?.relatedRequestId)
+      await this.#route(prefix === undefined ? payload : tagOutgoing(payload, prefix), options)
     }
   }
 
@@ -142,6 +170,11 @@ export class SessionTransport implements Transport, StreamHost {
     return false
   }
 
+  /** Whether a request of the client is being handled here (its POST still owes the response). */
+  owes(requestId: RequestId): boolean {
+    return this.#byRequest?.has(requestId) ?? false
+  }
+
   /**
    * The client cancelled one of its requests: it gets no response (MCP cancellation), so the
    * stream that owed it must not wait for one.
@@ -150,27 +183,88 @@ export class SessionTransport implements Transport, StreamHost {
     void this.#byRequest?.get(requestId)?.release(requestId)
   }
 
-  /** GET without Last-Event-ID: the stream for messages not tied to a request. */
-  openStandalone(res: ServerResponse): void {
+  /**
+   * GET without Last-Event-ID: the stream for messages not tied to a request. With other
+   * processes, this one holds it from now on (the previous holder gives it up).
+   */
+  async openStandalone(res: ServerResponse): Promise<void> {
     const existing = this.#standalone
     if (existing !== undefined) {
       existing.attach(res, [])
       return
     }
-    this.#standalone = new OutboundStream(res, [], this, this.#standaloneId, NO_HEADERS, STANDALONE)
-  }
-
-  /** GET with Last-Event-ID: replay what `streamId` missed, then carry it on `res` if it is still open. */
-  resume(res: ServerResponse, streamId: string, missed: ReadonlyArray<{ id: string; message: JsonRpcMessage }>): void {
-    const live = streamId === this.#standaloneId ? this.#standalone : this.#streams?.get(streamId)
-    if (live !== undefined && !live.finished) {
-      live.attach(res, missed)
+    if (this.#options.cluster === undefined) {
+      this.#standalone = new OutboundStream(res, [], this, this.#standaloneId, NO_HEADERS, STANDALONE)
       return
     }
-    // the stream already delivered everything it owed: replay and end
+    // made first, detached: what comes once this process holds the stream is kept for `res`
+    const standalone = await this.#takeOver()
+    standalone.open(res)
+  }
+
+  /**
+   * GET with Last-Event-ID for `streamId`: replay what it missed (`load` reads the event store),
+   * then carry it on `res` if it is still open. The GET stream of a session whose holder was
+   * another process (which may have died) is taken over. Rejects with 400 when `load` finds nothing.
+   */
+  async resume(res: ServerResponse, streamId: string, load: () => Promise<StoredEvents | undefined> | StoredEvents | undefined): Promise<void> {
+    const standalone = streamId === this.#standaloneId
+    if (standalone && this.#standalone === undefined && this.#options.cluster !== undefined) await this.#takeOver()
+    const live = standalone ? this.#standalone : this.#streams?.get(streamId)
+    if (live !== undefined && !live.finished) return live.resume(res, load, unknownLastEventId)
+    const stored = await load()
+    if (stored === undefined) throw unknownLastEventId()
+    // the stream already delivered everything it owed (or is another process's): replay and end
     const writer = new SseWriter(res, { keepAliveMs: 0 })
-    for (const { id, message } of missed) writer.event(JSON.stringify(message), id)
+    for (const { id, message } of stored.events) writer.event(JSON.stringify(message), id)
     writer.end()
+  }
+
+  /** Hold the GET stream here: a detached stream, then the announcement to the other processes. */
+  async #takeOver(): Promise<OutboundStream> {
+    if (this.#closed) throw sessionGone()
+    const standalone = (this.#standalone = new OutboundStream(undefined, [], this, this.#standaloneId, NO_HEADERS, STANDALONE))
+    try {
+      await this.#hold()
+    } catch (error) {
+      if (this.#standalone === standalone) this.#standalone = undefined
+      throw error
+    }
+    // closed, or the client opened it elsewhere meanwhile
+    if (this.#closed || this.#standalone !== standalone) throw sessionGone()
+    return standalone
+  }
+
+  /** HeldStream: another process sent a message for the GET stream this process holds. */
+  deliverHeld(message: JsonRpcMessage): void {
+    void this.#standalone?.write(message)
+  }
+
+  /** HeldStream: the client opened the GET stream elsewhere; this copy of it ends. */
+  releaseHeld(): void {
+    const standalone = this.#standalone
+    this.#standalone = undefined
+    standalone?.close()
+    void this.#unhold()
+  }
+
+  #hold(): Promise<() => Promise<void>> {
+    this.#holding ??= this.#options.cluster!.hold(this.sessionId!, this).catch((error: unknown) => {
+      this.#holding = undefined
+      throw error
+    })
+    return this.#holding
+  }
+
+  async #unhold(): Promise<void> {
+    const holding = this.#holding
+    this.#holding = undefined
+    if (holding === undefined) return
+    try {
+      await (await holding)()
+    } catch {
+      // not holding after all, or the bus is down: nothing to stop
+    }
   }
 
   async close(): Promise<void> {
@@ -181,18 +275,37 @@ export class SessionTransport implements Transport, StreamHost {
     this.#standalone?.close()
     this.#standalone = undefined
     this.#byRequest = undefined
+    void this.#unhold()
     this.#sink?.closed()
     this.#options.ended?.(this)
   }
 
-  #route(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+  #route(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
     const isResponse = 'result' in message || 'error' in message
-    const key = isResponse ? (message as { id: RequestId | null }).id : relatedRequestId
+    const key = isResponse ? (message as { id: RequestId | null }).id : options?.relatedRequestId
     const stream = key === undefined || key === null ? undefined : this.#byRequest?.get(key)
     if (stream !== undefined && !stream.finished) return stream.write(message)
     // not tied to a live request: the standalone stream, when the client opened one
     const standalone = this.#standalone
     if (standalone !== undefined && !isResponse) return standalone.write(message)
-    return Promise.resolve()
+    // with other processes: the one holding the GET stream sends it (server-wide notifications
+    // each process sends itself, to the streams it holds)
+    if (isResponse || this.#options.cluster === undefined || this.#closed || isServerWide(options)) return RESOLVED
+    return this.#forward(message)
+  }
+
+  /**
+   * To the process holding the session's GET stream, which stores and sends it. When none does
+   * now (its process died, the client is reconnecting), stored here, for the client's resumption.
+   */
+  #forward(message: JsonRpcMessage): Promise<void> {
+    const cluster = this.#options.cluster!
+    const sessionId = this.sessionId!
+    const sent = this.#forwarding.then(async () => {
+      if (await cluster.forward(sessionId, message)) return
+      await this.#options.eventStore?.append(sessionId, this.#standaloneId, message)
+    })
+    this.#forwarding = sent.catch(() => undefined)
+    return sent
   }
 }

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageExtra } from '../../../protocol/transport.js'
 import type { McpServer } from '../../../server/mcp-server.js'
-import type { ServerSession } from '../../../server/server-session.js'
+import { SESSION_STATE_METHODS } from '../../../server/server-session.js'
+import type { MessageBus } from '../../../storage/message-bus.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
@@ -15,11 +15,14 @@ import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../http/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
-import { SessionLimits, type LimitedSession } from '../../http/session-limits.js'
 import { sessionOwner } from '../../http/session-owner.js'
-import { InMemoryEventStore, type EventStore } from './event-store.js'
+import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
+import { isStorageUnavailable } from '../../../storage/errors.js'
+import { InMemoryEventStore, streamOfEventId, type EventStore } from './event-store.js'
+import type { LiveSession } from './live-session.js'
 import type { SessionStore } from './session-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
+import { SessionTable } from './session-table.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../../http/stateless-headers.js'
@@ -53,28 +56,23 @@ export interface StreamableHttpOptions {
    */
   sessionStore?: SessionStore | undefined
   eventStore?: EventStore
+  /**
+   * Several processes behind one load balancer serve the same sessions, over this bus (a
+   * `RedisConnection`, or `redisMcpOptions(connection).bus`): a message a session sends
+   * with no request stream to carry it reaches the process holding its GET stream; the client's
+   * answer to a request another process sent (elicitation, sampling, roots), or its
+   * notifications/cancelled for a request another process handles, is forwarded there; DELETE
+   * ends the session in every process. Give the McpServer the same bus (`shareNotifications`)
+   * for list changes and resource updates. Use with a shared `sessionStore` and `eventStore`.
+   */
+  bus?: MessageBus | undefined
 }
 
-/** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
-class LiveSession implements LimitedSession {
-  readonly session: ServerSession
-  readonly transport: SessionTransport
-  readonly owner: string
-  lastSeen = Date.now()
+const NO_CANCELS: JsonRpcMessage[] = []
 
-  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
-    this.session = session
-    this.transport = transport
-    this.owner = owner
-  }
-
-  get busy(): boolean {
-    return this.transport.busy
-  }
-
-  close(): void {
-    void this.session.close()
-  }
+/** The failure of a save the answer waited for: 503 when the store is unreachable. */
+function saveFailure(error: unknown, id: RequestId | null): HttpError {
+  return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
 }
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
@@ -101,17 +99,15 @@ const NO_HEADERS: Record<string, string> = {}
  */
 export class StreamableHttpHandler {
   readonly #server: McpServer
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
+  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
-  readonly #sessions = new Map<string, LiveSession>()
+  /** The sessions of the handshake era (none in stateless mode). */
+  readonly #sessions: SessionTable
   /** Stateless mode: one long-lived session per protocol version. */
   readonly #shared: SharedStatelessSessions
-  readonly #sweep: NodeJS.Timeout | undefined
-  readonly #limits: SessionLimits<LiveSession>
   /** 2026-07-28 requests: no session at all. */
   readonly #statelessRevision: StatelessEndpoint
-  /** What every session's transport shares: one object for all sessions, one for stateless mode's. */
-  readonly #sessionTransports: SessionTransportOptions
+  /** What every throwaway session of stateless mode's transport shares. */
   readonly #statelessTransports: SessionTransportOptions
   /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
   readonly #unstoredStreams: StreamHost
@@ -134,8 +130,18 @@ export class StreamableHttpHandler {
       ...options,
     }
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
-    const { keepAliveMs, retryMs, preferJsonResponse } = this.#options
-    this.#sessionTransports = { eventStore: this.#options.eventStore, keepAliveMs, retryMs, preferJsonResponse, ended: (transport) => this.#ended(transport) }
+    const o = this.#options
+    const { keepAliveMs, retryMs, preferJsonResponse } = o
+    this.#sessions = new SessionTable(server, {
+      sessionStore: o.sessionStore,
+      eventStore: o.eventStore,
+      bus: o.stateless ? undefined : options.bus,
+      sessionIdleMs: o.sessionIdleMs,
+      maxSessions: o.maxSessions,
+      maxSessionsPerPrincipal: o.maxSessionsPerPrincipal,
+      sweep: !o.stateless,
+      transports: { keepAliveMs, retryMs, preferJsonResponse },
+    })
     this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
     this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
     this.#shared = new SharedStatelessSessions(server)
@@ -145,15 +151,6 @@ export class StreamableHttpHandler {
       maxListenStreams: this.#options.maxListenStreams,
       maxListenStreamsPerPrincipal: this.#options.maxListenStreamsPerPrincipal,
     })
-    this.#limits = new SessionLimits({
-      maxSessions: this.#options.maxSessions,
-      maxSessionsPerOwner: this.#options.maxSessionsPerPrincipal,
-      minIdleMs: defaults.streamableHttp.evictIdleAfterMs,
-    })
-    if (!this.#options.stateless) {
-      this.#sweep = setInterval(() => this.#expireIdle(), Math.min(d.sessionSweepMs, this.#options.sessionIdleMs))
-      this.#sweep.unref()
-    }
   }
 
   /** Live sessions in this process. */
@@ -181,15 +178,17 @@ export class StreamableHttpHandler {
           throw new HttpError(405, 'Method Not Allowed', { headers: { Allow: this.#options.stateless ? 'POST' : ALLOW } })
       }
     } catch (error) {
-      sendHttpError(res, error)
+      sendHttpError(res, asHttpFailure(error))
     }
   }
 
-  /** End every session and stop the idle sweep. */
+  /**
+   * End every session and stop the idle sweep. With a shared store, only this process's copies
+   * end: the sessions live on for the other processes.
+   */
   async close(): Promise<void> {
-    if (this.#sweep !== undefined) clearInterval(this.#sweep)
     await this.#shared.close()
-    await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
+    await this.#sessions.close()
   }
 
   async #post(req: AuthenticatedRequest, res: ServerResponse, parsedBody: unknown): Promise<void> {
@@ -201,15 +200,21 @@ export class StreamableHttpHandler {
     const versionHeader = readProtocolVersionHeader(req.headers)
 
     const { batch, messages: parsed, requestIds } = classifyBody(body)
-    const cancelled: RequestId[] = []
+    let cancels = NO_CANCELS
     let initialize = false
+    let changesState = false
+    let answers = false
     for (const message of parsed) {
-      if (!('method' in message)) continue
-      if ('id' in message) {
+      if (!('method' in message)) {
+        answers = true
+      } else if ('id' in message) {
         if (message.method === 'initialize') initialize = true
+        else if (SESSION_STATE_METHODS.has(message.method)) changesState = true
       } else if (message.method === 'notifications/cancelled') {
-        const requestId = message.params?.requestId
-        if (typeof requestId === 'string' || typeof requestId === 'number') cancelled.push(requestId)
+        if (cancels === NO_CANCELS) cancels = []
+        cancels.push(message)
+      } else if (message.method === 'notifications/progress') {
+        answers = true
       }
     }
     if (initialize && batch) throw new HttpError(400, 'Invalid Request: initialize must not be part of a batch', { rpcCode: -32600 })
@@ -222,34 +227,48 @@ export class StreamableHttpHandler {
       return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
     }
 
-    const sessionId = header(req.headers, 'mcp-session-id')
-    const owner = sessionOwner(req)
-    let live: LiveSession
-    let headers: Record<string, string> = {}
-    if (initialize && sessionId === undefined) {
-      live = await this.#createSession(owner)
-      headers = { 'Mcp-Session-Id': live.transport.sessionId! }
-    } else {
-      live = await this.#find(sessionId, owner)
-    }
-    live.lastSeen = Date.now()
-    refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      live.session.receiveMessages(parsed, batch, extra)
-      for (const id of cancelled) live.transport.cancelled(id)
-      return
-    }
-    const stream = live.transport.openExchange(res, requestIds, batch, headers)
-    if (initialize && this.#options.sessionStore !== undefined) {
-      const previous = stream.onfinished
-      stream.onfinished = () => {
-        previous?.()
-        void this.#saveState(live)
+    try {
+      const sessionId = header(req.headers, 'mcp-session-id')
+      const owner = sessionOwner(req)
+      const cluster = this.#sessions.cluster
+      if (cluster !== undefined) await cluster.link.ready()
+      let live: LiveSession
+      let headers: Record<string, string> = {}
+      if (initialize && sessionId === undefined) {
+        live = await this.#sessions.create(owner)
+        headers = { 'Mcp-Session-Id': live.transport.sessionId! }
+      } else {
+        live = await this.#sessions.find(sessionId, owner)
       }
+      live.lastSeen = Date.now()
+      refuseBatchUnlessAllowed(batch, live.session.protocolVersion)
+      // the client's answers to requests another process sent go there
+      const messages = answers && cluster !== undefined ? await cluster.routeAnswers(live, parsed) : parsed
+      if (requestIds.length === 0) {
+        endSoon(res.writeHead(202))
+        if (messages.length > 0) live.session.receiveMessages(messages, batch, extra)
+        this.#cancel(live, cancels)
+        return
+      }
+      const stream = live.transport.openExchange(res, requestIds, batch, headers)
+      live.session.receiveMessages(messages, batch, extra)
+      this.#cancel(live, cancels)
+      // the handlers of initialize and of the state-changing methods ran (synchronously): the
+      // answer waits until the store has what they changed, so the next request may go anywhere
+      if ((initialize || changesState) && this.#sessions.stored) stream.hold(this.#sessions.save(live, changesState), saveFailure)
+    } catch (error) {
+      throw asHttpFailure(error, requestIds.length === 1 ? requestIds[0]! : null)
     }
-    live.session.receiveMessages(parsed, batch, extra)
-    for (const id of cancelled) live.transport.cancelled(id)
+  }
+
+  #cancel(live: LiveSession, cancels: readonly JsonRpcMessage[]): void {
+    if (cancels.length === 0) return
+    const cluster = this.#sessions.cluster
+    if (cluster !== undefined) return cluster.cancel(live, cancels)
+    for (const message of cancels) {
+      const requestId = (message as { params?: { requestId?: unknown } }).params?.requestId
+      if (typeof requestId === 'string' || typeof requestId === 'number') live.transport.cancelled(requestId)
+    }
   }
 
   /**
@@ -294,95 +313,28 @@ export class StreamableHttpHandler {
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no GET stream)', { headers: { Allow: 'POST' } })
     requireAccept(req.headers, ACCEPT_GET)
     readProtocolVersionHeader(req.headers)
-    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    const cluster = this.#sessions.cluster
+    if (cluster !== undefined) await cluster.link.ready()
+    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
     live.lastSeen = Date.now()
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
-      const stored = await this.#options.eventStore.after(live.transport.sessionId!, lastEventId)
-      if (stored === undefined || !live.transport.ownsStream(stored.streamId)) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
-      live.transport.resume(res, stored.streamId, stored.events)
+      const streamId = streamOfEventId(lastEventId)
+      if (streamId === undefined || !live.transport.ownsStream(streamId)) throw new HttpError(400, 'Bad Request: unknown Last-Event-ID for this session')
+      const sessionId = live.transport.sessionId!
+      await live.transport.resume(res, streamId, () => this.#options.eventStore.after(sessionId, lastEventId))
       return
     }
     if (live.transport.hasStandaloneStream) throw new HttpError(409, 'Conflict: this session already has an open GET stream')
-    live.transport.openStandalone(res)
+    await live.transport.openStandalone(res)
   }
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     refuseStatelessRevision(req)
     if (this.#options.stateless) throw new HttpError(405, 'Method Not Allowed: this endpoint is stateless (no sessions)', { headers: { Allow: 'POST' } })
     readProtocolVersionHeader(req.headers)
-    const live = await this.#find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
-    await live.session.close()
+    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    await this.#sessions.end(live)
     res.writeHead(200).end()
-  }
-
-  /**
-   * 400 without a session id; 404 for one that is unknown, ended, or belongs to another principal
-   * (the same answer: whether an id exists is not told to whoever does not own it).
-   */
-  async #find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
-    if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
-    const live = this.#sessions.get(sessionId) ?? (await this.#restore(sessionId, owner))
-    if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
-    return live
-  }
-
-  async #createSession(owner: string): Promise<LiveSession> {
-    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
-    return this.#adopt(randomUUID(), owner)
-  }
-
-  /** A session another process (or an earlier run) created, found in a shared store; only for its owner. */
-  async #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
-    const state = await this.#options.sessionStore?.get(sessionId)
-    if (state === undefined || state.owner !== owner) return undefined
-    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
-    const live = await this.#adopt(sessionId, owner)
-    live.session.restore(state)
-    return live
-  }
-
-  async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
-    const transport = new SessionTransport(sessionId, this.#sessionTransports)
-    const session = this.#server.createSession()
-    const live = new LiveSession(session, transport, owner)
-    ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
-    this.#sessions.set(sessionId, live)
-    this.#limits.added(live)
-    await session.connect(transport)
-    return live
-  }
-
-  async #saveState(live: LiveSession): Promise<void> {
-    const { session, transport } = live
-    const store = this.#options.sessionStore
-    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
-    await store.set({
-      id: transport.sessionId,
-      protocolVersion: session.protocolVersion,
-      clientCapabilities: session.clientCapabilities ?? {},
-      clientInfo: session.clientInfo,
-      owner: live.owner,
-      createdAt: Date.now(),
-    })
-  }
-
-  /** A session's transport closed (after its server session learnt of it): forget the session. */
-  #ended(transport: SessionTransport): void {
-    const sessionId = transport.sessionId!
-    const live = this.#sessions.get(sessionId)
-    if (live === undefined || live.transport !== transport) return
-    this.#limits.removed(live)
-    this.#sessions.delete(sessionId)
-    void this.#options.sessionStore?.delete(sessionId)
-    void this.#options.eventStore.dropSession(sessionId)
-  }
-
-  #expireIdle(): void {
-    const cutoff = Date.now() - this.#options.sessionIdleMs
-    for (const live of this.#sessions.values()) {
-      // a session still answering a request, or holding its GET stream, is not idle
-      if (live.lastSeen < cutoff && !live.transport.busy) void live.session.close()
-    }
   }
 }

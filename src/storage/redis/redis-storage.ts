@@ -1,0 +1,275 @@
+import type { Redis } from 'ioredis'
+import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../types.js'
+import type { RedisConnection } from './connection.js'
+
+/** The format of what this build writes; a value of another version is refused, never misread. */
+const VERSION = '1'
+
+/** Options of {@link createRedisStorage}. */
+export interface RedisStorageOptions {
+  connection: RedisConnection
+  /** Clock in epoch ms for expiry checks and `consume`/`claim` stamps (tests inject one). */
+  now?: () => number
+}
+
+/*
+ * Layout, under the connection's prefix:
+ *   oidc:<model>:r:<id>        hash  v (format), d (payload JSON), e (expiresAt, epoch ms), c:<field> (claims)
+ *   oidc:<model>:uid:<uid>     string → id (same lifetime as the record)
+ *   oidc:<model>:uc:<code>     string → id
+ *   oidc:<model>:g:<grantId>   set of ids (lives as long as its longest member)
+ *   rec:<collection>           hash  id → {"v":1,"value":…}
+ * A record's Redis lifetime is its `expiresIn` (Redis reclaims the memory); `e` is checked against
+ * the injected clock on every read, so an expired record is never served even before Redis drops it.
+ * Claims live in fields of their own, so `claim` and `consume` never rewrite the payload JSON.
+ */
+
+// KEYS[1] record; ARGV: base (key prefix of the model), id, data, expiresAt ('' = never), px ('' = no expiry), uid, userCode, grantId
+const UPSERT = `
+local old = redis.call('HGET', KEYS[1], 'd')
+if old then
+  local ok, p = pcall(cjson.decode, old)
+  if ok and type(p) == 'table' then
+    if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
+    if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
+    if type(p.grantId) == 'string' and p.grantId ~= ARGV[8] then redis.call('SREM', ARGV[1] .. 'g:' .. p.grantId, ARGV[2]) end
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', '${VERSION}', 'd', ARGV[3])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'e', ARGV[4]) end
+local px = tonumber(ARGV[5])
+local function index(key)
+  if px then redis.call('SET', key, ARGV[2], 'PX', px) else redis.call('SET', key, ARGV[2]) end
+end
+if px then redis.call('PEXPIRE', KEYS[1], px) end
+if ARGV[6] ~= '' then index(ARGV[1] .. 'uid:' .. ARGV[6]) end
+if ARGV[7] ~= '' then index(ARGV[1] .. 'uc:' .. ARGV[7]) end
+if ARGV[8] ~= '' then
+  local g = ARGV[1] .. 'g:' .. ARGV[8]
+  redis.call('SADD', g, ARGV[2])
+  local ttl = redis.call('PTTL', g)
+  if not px then redis.call('PERSIST', g) elseif ttl ~= -1 and ttl < px then redis.call('PEXPIRE', g, px) end
+end
+return 1
+`
+
+// KEYS[1] record; ARGV: field, stamp, now. 1 when this call set the field.
+const CLAIM = `
+if redis.call('HGET', KEYS[1], 'v') ~= '${VERSION}' then return 0 end
+local e = redis.call('HGET', KEYS[1], 'e')
+if e and tonumber(e) <= tonumber(ARGV[3]) then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'c:' .. ARGV[1]) == 1 then return 0 end
+local ok, p = pcall(cjson.decode, redis.call('HGET', KEYS[1], 'd'))
+if ok and type(p) == 'table' and p[ARGV[1]] ~= nil then return 0 end
+redis.call('HSET', KEYS[1], 'c:' .. ARGV[1], ARGV[2])
+return 1
+`
+
+// KEYS[1] record; ARGV: base, id. Removes the record and its indexes.
+const DESTROY = `
+local d = redis.call('HGET', KEYS[1], 'd')
+if d then
+  local ok, p = pcall(cjson.decode, d)
+  if ok and type(p) == 'table' then
+    if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
+    if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
+    if type(p.grantId) == 'string' then redis.call('SREM', ARGV[1] .. 'g:' .. p.grantId, ARGV[2]) end
+  end
+end
+return redis.call('DEL', KEYS[1])
+`
+
+// KEYS[1] the grant's set; ARGV: base. Removes every record of the set, with their indexes.
+const REVOKE = `
+local ids = redis.call('SMEMBERS', KEYS[1])
+for _, id in ipairs(ids) do
+  local key = ARGV[1] .. 'r:' .. id
+  local d = redis.call('HGET', key, 'd')
+  if d then
+    local ok, p = pcall(cjson.decode, d)
+    if ok and type(p) == 'table' then
+      if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == id then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
+      if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == id then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
+    end
+  end
+  redis.call('DEL', key)
+end
+redis.call('DEL', KEYS[1])
+return #ids
+`
+
+/** A Lua script run by its SHA, loaded again when Redis forgot it (a restart, SCRIPT FLUSH). */
+class Script {
+  readonly #source: string
+  #sha: string | undefined
+
+  constructor(source: string) {
+    this.#source = source
+  }
+
+  async run(client: Redis, keys: string[], args: Array<string | number>): Promise<unknown> {
+    this.#sha ??= (await client.script('LOAD', this.#source)) as string
+    try {
+      return await client.evalsha(this.#sha, keys.length, ...keys, ...args)
+    } catch (error) {
+      if (!String((error as Error).message).includes('NOSCRIPT')) throw error
+      this.#sha = (await client.script('LOAD', this.#source)) as string
+      return client.evalsha(this.#sha, keys.length, ...keys, ...args)
+    }
+  }
+}
+
+const scripts = { upsert: new Script(UPSERT), claim: new Script(CLAIM), destroy: new Script(DESTROY), revoke: new Script(REVOKE) }
+
+/** Escapes glob characters for SCAN MATCH. */
+const glob = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&')
+
+class RedisModel implements OidcAdapter {
+  readonly #redis: RedisConnection
+  readonly #base: string
+  readonly #now: () => number
+
+  constructor(redis: RedisConnection, name: string, now: () => number) {
+    this.#redis = redis
+    this.#base = redis.key('oidc', name, '')
+    this.#now = now
+  }
+
+  async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    const expiresAt = expiresIn === undefined ? '' : String(this.#now() + expiresIn * 1000)
+    const px = expiresIn === undefined ? '' : String(Math.max(1, Math.ceil(expiresIn * 1000)))
+    const text = (value: unknown): string => (typeof value === 'string' ? value : '')
+    await this.#redis.run((client) =>
+      scripts.upsert.run(client, [this.#record(id)], [this.#base, id, JSON.stringify(payload), expiresAt, px, text(payload.uid), text(payload.userCode), text(payload.grantId)]),
+    )
+  }
+
+  async find(id: string): Promise<OidcPayload | undefined> {
+    const fields = await this.#redis.run((client) => client.hgetall(this.#record(id)))
+    return this.#decode(fields)
+  }
+
+  async findByUid(uid: string): Promise<OidcPayload | undefined> {
+    return this.#findVia(`${this.#base}uid:${uid}`, (payload) => payload.uid === uid)
+  }
+
+  async findByUserCode(userCode: string): Promise<OidcPayload | undefined> {
+    return this.#findVia(`${this.#base}uc:${userCode}`, (payload) => payload.userCode === userCode)
+  }
+
+  async consume(id: string): Promise<void> {
+    // only a live record: HSET on a missing key would create a bare one
+    if ((await this.find(id)) === undefined) return
+    const stamp = String(Math.floor(this.#now() / 1000))
+    await this.#redis.run((client) => client.hset(this.#record(id), 'c:consumed', stamp))
+  }
+
+  async claim(id: string, field: string): Promise<boolean> {
+    const stamp = String(Math.floor(this.#now() / 1000))
+    const won = await this.#redis.run((client) => scripts.claim.run(client, [this.#record(id)], [field, stamp, String(this.#now())]))
+    return won === 1
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.#redis.run((client) => scripts.destroy.run(client, [this.#record(id)], [this.#base, id]))
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.#redis.run((client) => scripts.revoke.run(client, [`${this.#base}g:${grantId}`], [this.#base]))
+  }
+
+  /** Every live record: a SCAN of the model's keys, for administration (never on a request's path). */
+  async list(): Promise<Array<{ id: string; payload: OidcPayload }>> {
+    const prefix = `${this.#base}r:`
+    const keys = new Set<string>()
+    await this.#redis.run(async (client) => {
+      let cursor = '0'
+      do {
+        const [next, found] = await client.scan(cursor, 'MATCH', `${glob(prefix)}*`, 'COUNT', 500)
+        for (const key of found) keys.add(key)
+        cursor = next
+      } while (cursor !== '0')
+    })
+    const listed: Array<{ id: string; payload: OidcPayload }> = []
+    for (const key of keys) {
+      const payload = this.#decode(await this.#redis.run((client) => client.hgetall(key)))
+      if (payload !== undefined) listed.push({ id: key.slice(prefix.length), payload })
+    }
+    return listed
+  }
+
+  #record(id: string): string {
+    return `${this.#base}r:${id}`
+  }
+
+  async #findVia(indexKey: string, matches: (payload: OidcPayload) => boolean): Promise<OidcPayload | undefined> {
+    const id = await this.#redis.run((client) => client.get(indexKey))
+    if (id === null) return undefined
+    const payload = await this.find(id)
+    // an index left pointing at a record that changed since is no match
+    return payload !== undefined && matches(payload) ? payload : undefined
+  }
+
+  #decode(fields: Record<string, string>): OidcPayload | undefined {
+    if (fields['d'] === undefined) return undefined
+    if (fields['v'] !== VERSION) throw new Error(`a stored record has format version ${JSON.stringify(fields['v'])}; this build reads version ${VERSION} only`)
+    if (fields['e'] !== undefined && Number(fields['e']) <= this.#now()) return undefined
+    const payload = JSON.parse(fields['d']) as OidcPayload
+    for (const [name, value] of Object.entries(fields)) if (name.startsWith('c:')) payload[name.slice(2)] = Number(value)
+    return payload
+  }
+}
+
+function redisRecords(redis: RedisConnection): RecordStore {
+  const key = (collection: string): string => redis.key('rec', collection)
+  const encode = (value: object): string => JSON.stringify({ v: Number(VERSION), value })
+  const decode = <T>(text: string): T => {
+    const parsed = JSON.parse(text) as { v?: unknown; value?: T }
+    if (String(parsed.v) !== VERSION) throw new Error(`a stored record has format version ${JSON.stringify(parsed.v)}; this build reads version ${VERSION} only`)
+    return parsed.value as T
+  }
+  return {
+    async get<T extends object>(collection: string, id: string): Promise<T | undefined> {
+      const text = await redis.run((client) => client.hget(key(collection), id))
+      return text === null ? undefined : decode<T>(text)
+    },
+    async list<T extends object>(collection: string): Promise<T[]> {
+      return (await redis.run((client) => client.hvals(key(collection)))).map((text) => decode<T>(text))
+    },
+    async put(collection: string, id: string, value: object): Promise<void> {
+      await redis.run((client) => client.hset(key(collection), id, encode(value)))
+    },
+    async create(collection: string, id: string, value: object): Promise<boolean> {
+      return (await redis.run((client) => client.hsetnx(key(collection), id, encode(value)))) === 1
+    },
+    async delete(collection: string, id: string): Promise<void> {
+      await redis.run((client) => client.hdel(key(collection), id))
+    },
+  }
+}
+
+/**
+ * A storage backend on Redis, for several processes serving one deployment: oidc-provider's
+ * models (expiry from `expiresIn`, uid / user-code / grant indexes, atomic `claim`, grant-wide
+ * revocation in one script) and our record store (a hash per collection). Everything goes through
+ * the connection: a Redis failure becomes StorageUnavailableError, never a half-written record
+ * (each write is one command or one script). The connection belongs to the caller: `close` leaves it open.
+ *
+ * @example
+ * const redis = await RedisConnection.connect({ url: 'redis://127.0.0.1:6379' })
+ * const as = await createAuthorizationServer({ issuer, storage: createRedisStorage({ connection: redis }) })
+ */
+export function createRedisStorage(options: RedisStorageOptions): AuthStorage {
+  const now = options.now ?? Date.now
+  const models = new Map<string, RedisModel>()
+  return {
+    adapter(name) {
+      let model = models.get(name)
+      if (model === undefined) models.set(name, (model = new RedisModel(options.connection, name, now)))
+      return model
+    },
+    records: redisRecords(options.connection),
+    async close() {},
+  }
+}

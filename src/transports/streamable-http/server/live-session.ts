@@ -1,0 +1,28 @@
+import type { ServerSession } from '../../../server/server-session.js'
+import type { LimitedSession } from '../../http/session-limits.js'
+import type { SessionTransport } from './session-transport.js'
+
+/** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
+export class LiveSession implements LimitedSession {
+  readonly session: ServerSession
+  readonly transport: SessionTransport
+  readonly owner: string
+  lastSeen = Date.now()
+  createdAt = this.lastSeen
+  /** With a store: when the state this copy has was saved (a newer one is applied). */
+  updatedAt: number | undefined
+
+  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
+    this.session = session
+    this.transport = transport
+    this.owner = owner
+  }
+
+  get busy(): boolean {
+    return this.transport.busy
+  }
+
+  close(): void {
+    void this.session.close()
+  }
+}

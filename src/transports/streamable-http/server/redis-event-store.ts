@@ -1,0 +1,112 @@
+import { defaults } from '../../../config/defaults.js'
+import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
+import type { RedisConnection } from '../../../storage/redis/connection.js'
+import { streamOfEventId, type EventStore, type StoredEvents } from './event-store.js'
+import { RedisScript } from './redis-script.js'
+
+export interface RedisEventStoreOptions {
+  /** Events kept per stream (oldest dropped first); at least one. */
+  maxEventsPerStream?: number
+  /** Streams kept per session (the oldest forgotten first). */
+  maxStreamsPerSession?: number
+  /** Events of a stream that stored nothing for this long (ms) are gone; default: the session idle time. */
+  ttlMs?: number
+}
+
+// One Redis stream per SSE stream (`mcp:events:<session>:<stream>`), its entries numbered `0-<n>`,
+// and a sorted set of the session's streams by first use (`mcp:events:<session>`). `n` is the
+// Redis server's clock in microseconds, or one past the stream's last entry when that is later:
+// numbers grow within a stream and are never given twice, even after the stream expired, so an
+// event id another process handed out never names a different event.
+
+/** Append one event; returns its number. */
+const APPEND = new RedisScript(`
+local t = redis.call('TIME')
+local n = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last > 0 then
+  local seq = tonumber(string.match(last[1][1], '%-(%d+)$'))
+  if seq >= n then n = seq + 1 end
+end
+local seq = string.format('%.0f', n)
+redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '0-' .. seq, 'm', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('ZADD', KEYS[2], 'NX', n, ARGV[5]) == 1 then
+  local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
+  if extra > 0 then
+    local old = redis.call('ZPOPMIN', KEYS[2], extra)
+    for i = 1, #old, 2 do redis.call('DEL', ARGV[6] .. old[i]) end
+  end
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return seq`)
+
+/** The entries after ARGV[1]; false when the stream is unknown or the number is not one it gave. */
+const AFTER = new RedisScript(`
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 then return false end
+local lastSeq = tonumber(string.match(last[1][1], '%-(%d+)$'))
+if tonumber(ARGV[1]) > lastSeq then return false end
+return redis.call('XRANGE', KEYS[1], '(0-' .. ARGV[1], '+')`)
+
+const DROP = new RedisScript(`
+local streams = redis.call('ZRANGE', KEYS[1], 0, -1)
+for i = 1, #streams do redis.call('DEL', ARGV[1] .. streams[i]) end
+redis.call('DEL', KEYS[1])
+return #streams`)
+
+type Entry = [id: string, fields: string[]]
+
+/**
+ * The event store of a deployment of several processes: SSE events in Redis streams, so a client
+ * whose connection dropped may resume with `Last-Event-ID` on any process and get exactly what
+ * its stream missed. Same rules as {@link InMemoryEventStore}: session-scoped, ids
+ * `<streamId>_<n>`, the priming id `<streamId>_0` valid before anything was stored.
+ *
+ * @example
+ * new StreamableHttpHandler(server, { allowedHosts, eventStore: new RedisEventStore(redis) })
+ * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#resumability-and-redelivery
+ */
+export class RedisEventStore implements EventStore {
+  readonly #redis: RedisConnection
+  readonly #max: number
+  readonly #maxStreams: number
+  readonly #ttlMs: number
+
+  constructor(connection: RedisConnection, options: RedisEventStoreOptions = {}) {
+    const d = defaults.streamableHttp
+    this.#redis = connection
+    this.#max = Math.max(1, options.maxEventsPerStream ?? d.maxEventsPerStream)
+    this.#maxStreams = Math.max(1, options.maxStreamsPerSession ?? d.maxStreamsPerSession)
+    this.#ttlMs = options.ttlMs ?? d.sessionIdleMs
+  }
+
+  async append(sessionId: string, streamId: string, message: JsonRpcMessage): Promise<string> {
+    const prefix = this.#streamPrefix(sessionId)
+    const seq = await APPEND.run(
+      this.#redis,
+      [prefix + streamId, this.#redis.key('mcp', 'events', sessionId)],
+      [JSON.stringify(message), this.#max, this.#ttlMs, this.#maxStreams, streamId, prefix],
+    )
+    return `${streamId}_${seq as string}`
+  }
+
+  async after(sessionId: string, lastEventId: string): Promise<StoredEvents | undefined> {
+    const streamId = streamOfEventId(lastEventId)
+    if (streamId === undefined) return undefined
+    const seq = lastEventId.slice(streamId.length + 1)
+    const entries = (await AFTER.run(this.#redis, [this.#streamPrefix(sessionId) + streamId], [seq])) as Entry[] | null
+    // `<stream>_0` is the priming id: valid before the stream has stored anything (the handler
+    // checks that the stream is one of this session's)
+    if (entries === null) return /^0+$/.test(seq) ? { streamId, events: [] } : undefined
+    return { streamId, events: entries.map(([id, fields]) => ({ id: `${streamId}_${id.slice(2)}`, message: JSON.parse(fields[1]!) as JsonRpcMessage })) }
+  }
+
+  async dropSession(sessionId: string): Promise<void> {
+    await DROP.run(this.#redis, [this.#redis.key('mcp', 'events', sessionId)], [this.#streamPrefix(sessionId)])
+  }
+
+  #streamPrefix(sessionId: string): string {
+    return this.#redis.key('mcp', 'events', sessionId, '')
+  }
+}

@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto'
+import { defaults } from '../../../config/defaults.js'
+import { HttpError } from '../../../net/http-error.js'
+import type { McpServer } from '../../../server/mcp-server.js'
+import type { MessageBus } from '../../../storage/message-bus.js'
+import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../../http/session-limits.js'
+import { ClusterSessions } from './cluster-sessions.js'
+import { InMemoryEventStore, type EventStore } from './event-store.js'
+import { LiveSession } from './live-session.js'
+import type { SessionState, SessionStore } from './session-store.js'
+import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
+
+export interface SessionTableOptions {
+  sessionStore: SessionStore | undefined
+  eventStore: EventStore
+  /** Other processes serve the same sessions (see `StreamableHttpOptions.bus`). */
+  bus: MessageBus | undefined
+  sessionIdleMs: number
+  maxSessions: number
+  maxSessionsPerPrincipal: number
+  /** Stateless mode keeps no sessions here: no sweep. */
+  sweep: boolean
+  /** What every session's transport shares (the table adds the store, the bus and its own close hook). */
+  transports: Pick<SessionTransportOptions, 'keepAliveMs' | 'retryMs' | 'preferJsonResponse'>
+}
+
+const NOOP = () => {}
+
+/** Attaches a catch to a store call's promise (synchronous stores return none). */
+function settle(result: Promise<void> | void): void {
+  if (result instanceof Promise) result.catch(NOOP)
+}
+
+/**
+ * The sessions one handler serves: its live copies, the caps, the idle sweep, and the store that
+ * lets another process (or handler) take a session up. With a store shared by several processes
+ * (one that implements `touch`), each live copy is only this process's copy: it is checked with the
+ * store on every request, and ending it (idle, or this process closing) leaves the session to the
+ * others; only DELETE, or an eviction by the store, ends the session itself.
+ */
+export class SessionTable {
+  readonly #server: McpServer
+  readonly #options: SessionTableOptions
+  readonly #sessions = new Map<string, LiveSession>()
+  readonly #limits: SessionLimits<LiveSession>
+  readonly #transports: SessionTransportOptions
+  /**
+   * A store shared by several processes (it expires idle sessions itself and counts the caps of
+   * all): asked on every request, never told to delete a session this process merely dropped.
+   */
+  readonly #sharedStore: (SessionStore & Required<Pick<SessionStore, 'touch'>>) | undefined
+  /** With a bus: the other processes serving the same sessions. */
+  readonly cluster: ClusterSessions | undefined
+  /** Sessions being restored from the store: concurrent requests wait for the one copy. */
+  readonly #restoring = new Map<string, Promise<LiveSession | undefined>>()
+  readonly #sweep: NodeJS.Timeout | undefined
+
+  constructor(server: McpServer, options: SessionTableOptions) {
+    const d = defaults.streamableHttp
+    this.#server = server
+    this.#options = options
+    const store = options.sessionStore
+    this.#sharedStore = store?.touch === undefined ? undefined : (store as SessionStore & Required<Pick<SessionStore, 'touch'>>)
+    this.cluster = options.bus === undefined ? undefined : new ClusterSessions(options.bus, this.#sessions)
+    this.#transports = { ...options.transports, eventStore: options.eventStore, ended: (transport) => this.#ended(transport), cluster: this.cluster?.link }
+    this.#limits = new SessionLimits({
+      maxSessions: options.maxSessions,
+      // a shared store counts each principal's sessions across processes (admit)
+      maxSessionsPerOwner: this.#sharedStore === undefined ? options.maxSessionsPerPrincipal : Number.POSITIVE_INFINITY,
+      minIdleMs: d.evictIdleAfterMs,
+    })
+    if (options.sweep) {
+      // a shared store learns of busy sessions (open GET streams) from the sweep: before they look idle there
+      const sweepMs = Math.min(d.sessionSweepMs, options.sessionIdleMs, this.#sharedStore === undefined ? Number.POSITIVE_INFINITY : d.evictIdleAfterMs / 2)
+      this.#sweep = setInterval(() => this.#expireIdle(), sweepMs)
+      this.#sweep.unref()
+    }
+  }
+
+  /** Live sessions (copies) in this process. */
+  get size(): number {
+    return this.#sessions.size
+  }
+
+  /** Whether saving state after a request is needed at all (a store is configured). */
+  get stored(): boolean {
+    return this.#options.sessionStore !== undefined
+  }
+
+  /** Close every live copy, stop the sweep, leave the bus. */
+  async close(): Promise<void> {
+    if (this.#sweep !== undefined) clearInterval(this.#sweep)
+    await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
+    await this.cluster?.link.close()
+  }
+
+  /**
+   * 400 without a session id; 404 for one that is unknown, ended, or belongs to another principal
+   * (the same answer: whether an id exists is not told to whoever does not own it).
+   */
+  async find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
+    if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
+    let live = this.#sessions.get(sessionId)
+    if (live === undefined) live = await this.#restore(sessionId, owner)
+    else if (this.#sharedStore !== undefined && live.owner === owner) live = await this.#refresh(live, this.#sharedStore)
+    if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
+    return live
+  }
+
+  /**
+   * A shared store is asked whether the session still exists (it may have been deleted through
+   * another process, evicted, or expired: this copy ends then) and refreshes its idle expiry; what
+   * the client changed elsewhere (subscriptions, log level) is taken over.
+   */
+  async #refresh(live: LiveSession, store: Required<Pick<SessionStore, 'touch'>>): Promise<LiveSession | undefined> {
+    const state = await store.touch(live.transport.sessionId!)
+    if (state === undefined) {
+      live.close()
+      return undefined
+    }
+    this.#adoptState(live, state)
+    return live
+  }
+
+  #adoptState(live: LiveSession, state: SessionState): void {
+    if (state.updatedAt === live.updatedAt) return
+    live.session.applySharedState(state)
+    live.updatedAt = state.updatedAt
+  }
+
+  /** A new session of `owner`, within the caps (of every process, with a shared store). */
+  async create(owner: string): Promise<LiveSession> {
+    const sessionId = randomUUID()
+    const store = this.#sharedStore
+    if (store?.admit !== undefined) {
+      const o = this.#options
+      const verdict = await store.admit(sessionId, owner, {
+        maxSessions: o.maxSessions,
+        maxSessionsPerPrincipal: o.maxSessionsPerPrincipal,
+        idleBefore: Date.now() - defaults.streamableHttp.evictIdleAfterMs,
+      })
+      if (!verdict.admitted) throw verdict.reason === 'principal' ? tooManySessionsForPrincipal() : tooManySessions()
+      for (const victim of verdict.evicted) this.#evicted(victim)
+    }
+    try {
+      this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+    } catch (error) {
+      if (store !== undefined) settle(store.delete(sessionId))
+      throw error
+    }
+    return this.#adopt(sessionId, owner)
+  }
+
+  /** A session the shared store ended to make room: the other processes close their copies. */
+  #evicted(sessionId: string): void {
+    this.#sessions.get(sessionId)?.close()
+    settle(this.#options.eventStore.dropSession(sessionId))
+    if (this.cluster !== undefined) settle(this.cluster.link.publishEnd(sessionId))
+  }
+
+  /** DELETE: the session ends here and, with a shared store or other processes, in all of them. */
+  async end(live: LiveSession): Promise<void> {
+    const sessionId = live.transport.sessionId!
+    await live.session.close()
+    const store = this.#sharedStore
+    if (store === undefined && this.cluster === undefined) return
+    await Promise.all([store?.delete(sessionId), store === undefined ? undefined : this.#options.eventStore.dropSession(sessionId), this.cluster?.link.publishEnd(sessionId)])
+  }
+
+  /**
+   * A session another process (or an earlier run) created, found in a shared store; only for its
+   * owner. Concurrent requests for it share one restoration.
+   */
+  #restore(sessionId: string, owner: string): Promise<LiveSession | undefined> {
+    const store = this.#options.sessionStore
+    if (store === undefined) return Promise.resolve(undefined)
+    let restoring = this.#restoring.get(sessionId)
+    if (restoring === undefined) {
+      restoring = this.#load(store, sessionId, owner).finally(() => this.#restoring.delete(sessionId))
+      this.#restoring.set(sessionId, restoring)
+    }
+    return restoring
+  }
+
+  async #load(store: SessionStore, sessionId: string, owner: string): Promise<LiveSession | undefined> {
+    const state = await (store.touch?.(sessionId) ?? store.get(sessionId))
+    if (state === undefined || state.owner !== owner) return undefined
+    this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+    const live = await this.#adopt(sessionId, owner)
+    live.session.restore(state)
+    live.createdAt = state.createdAt
+    live.updatedAt = state.updatedAt
+    return live
+  }
+
+  async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
+    const transport = new SessionTransport(sessionId, this.#transports)
+    const session = this.#server.createSession()
+    const live = new LiveSession(session, transport, owner)
+    ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
+    this.#sessions.set(sessionId, live)
+    this.#limits.added(live)
+    await session.connect(transport)
+    return live
+  }
+
+  /**
+   * Save what another process needs to take the session up (after initialize, and after the
+   * client changed its subscriptions or log level); `announce` tells the GET stream's holder.
+   */
+  async save(live: LiveSession, announce: boolean): Promise<void> {
+    const { session, transport } = live
+    const store = this.#options.sessionStore
+    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
+    // fractional ms: two saves through two processes in the same millisecond still differ
+    const shared = { subscriptions: session.subscriptions, logLevel: session.logLevel, updatedAt: performance.timeOrigin + performance.now() }
+    await store.set({
+      id: transport.sessionId,
+      protocolVersion: session.protocolVersion,
+      clientCapabilities: session.clientCapabilities ?? {},
+      clientInfo: session.clientInfo,
+      owner: live.owner,
+      createdAt: live.createdAt,
+      ...shared,
+    })
+    live.updatedAt = shared.updatedAt
+    if (announce && this.cluster !== undefined) await this.cluster.link.publishState(transport.sessionId, shared)
+  }
+
+  /**
+   * A session's transport closed (after its server session learnt of it): forget the session.
+   * With a shared store only this copy ends (the store expires the session, or DELETE ends it).
+   */
+  #ended(transport: SessionTransport): void {
+    const sessionId = transport.sessionId!
+    const live = this.#sessions.get(sessionId)
+    if (live === undefined || live.transport !== transport) return
+    this.#limits.removed(live)
+    this.#sessions.delete(sessionId)
+    const events = this.#options.eventStore
+    if (this.#sharedStore !== undefined) {
+      // events kept in this process's memory go with its copy
+      if (events instanceof InMemoryEventStore) events.dropSession(sessionId)
+      return
+    }
+    settle(this.#options.sessionStore?.delete(sessionId))
+    settle(events.dropSession(sessionId))
+  }
+
+  #expireIdle(): void {
+    const cutoff = Date.now() - this.#options.sessionIdleMs
+    const store = this.#sharedStore
+    for (const live of this.#sessions.values()) {
+      // a session still answering a request, or holding its GET stream, is not idle; a shared
+      // store learns that it is in use
+      if (live.transport.busy) {
+        if (store !== undefined) void this.#refresh(live, store).catch(NOOP)
+      } else if (live.lastSeen < cutoff) {
+        void live.session.close()
+      }
+    }
+  }
+}
