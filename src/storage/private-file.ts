@@ -1,4 +1,4 @@
-import { chmod, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import { chmod, link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, basename } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
@@ -40,8 +40,26 @@ export async function removeStaleTempFiles(file: string): Promise<number> {
  * either the old or the new file, never a torn one.
  */
 export async function writePrivateFile(file: string, contents: string | Uint8Array): Promise<void> {
+  await placePrivateFile(file, contents, 'replace')
+}
+
+/**
+ * Creates `file` (0600) with `contents` only if it does not exist yet; true when this call created
+ * it. For files several processes may create at once on one shared data directory (nodes of a
+ * deployment starting together): the temp file is hard-linked to the name, an atomic step that
+ * fails when the name exists. So exactly one writer wins, and the others, told false, read a
+ * complete file (never a torn one, never overwritten). The file system must support hard links
+ * (local disks and NFS do).
+ */
+export async function createPrivateFile(file: string, contents: string | Uint8Array): Promise<boolean> {
+  return placePrivateFile(file, contents, 'create')
+}
+
+/** Writes and fsyncs a temp file beside `file`, then renames it over (replace) or links it to the free name (create). */
+async function placePrivateFile(file: string, contents: string | Uint8Array, mode: 'replace' | 'create'): Promise<boolean> {
   const dir = dirname(file)
   await ensurePrivateDir(dir)
+  // the name removeStaleTempFiles looks for: crash leftovers are found
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   const handle = await open(tmp, 'wx', 0o600)
   try {
@@ -51,17 +69,21 @@ export async function writePrivateFile(file: string, contents: string | Uint8Arr
     await handle.close()
   }
   try {
-    await rename(tmp, file)
+    if (mode === 'replace') await rename(tmp, file)
+    else await link(tmp, file)
   } catch (error) {
     await rm(tmp, { force: true })
+    if (mode === 'create' && (error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw error
   }
+  if (mode === 'create') await rm(tmp, { force: true })
   const dirHandle = await open(dir, 'r')
   try {
     await dirHandle.sync()
   } finally {
     await dirHandle.close()
   }
+  return true
 }
 
 /** Reads and parses a JSON file; undefined when it does not exist; a clear error when corrupt. */

@@ -1,3 +1,4 @@
+import * as oidc from 'openid-client'
 /**
  * Completes an authorization request through the real login and consent pages over HTTP, the
  * way a browser would: follows redirects by hand, keeps cookies, reads the CSRF field from each
@@ -103,4 +104,27 @@ export async function formLogin(authorizationUrl: string | URL, options: FormLog
     method = 'POST'
   }
   throw new Error('too many redirects')
+}
+
+/**
+ * A public client registered at `issuer`, and a PKCE authorization code got for it through the
+ * login and consent pages (`formLogin`): what a test needs before it redeems the code its own way.
+ */
+export async function authorizeWithForm(
+  issuer: string,
+  user: { username: string; password: string },
+  redirectUri: string,
+  scope = 'mcp',
+): Promise<{ config: oidc.Configuration; callback: URL; verifier: string }> {
+  const insecure = { execute: [oidc.allowInsecureRequests] }
+  const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+  const verifier = oidc.randomPKCECodeVerifier()
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  })
+  const { callback } = await formLogin(url, { ...user, redirectUri })
+  return { config, callback, verifier }
 }

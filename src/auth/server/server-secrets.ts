@@ -1,8 +1,7 @@
 import { join } from 'node:path'
 import { createHash, randomBytes } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
-import { readJsonFile } from '../../storage/private-file.js'
-import { createPrivateFile } from './create-private-file.js'
+import { createPrivateFile, readJsonFile } from '../../storage/private-file.js'
 
 /** Secrets the authorization server generates on first start and keeps in the data directory. */
 export interface ServerSecrets {

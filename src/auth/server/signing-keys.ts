@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose'
 import { defaults } from '../../config/defaults.js'
-import { readJsonFile, writePrivateFile } from '../../storage/private-file.js'
-import { createPrivateFile } from './create-private-file.js'
+import { createPrivateFile, readJsonFile, writePrivateFile } from '../../storage/private-file.js'
 
 /** A private signing JWK as oidc-provider takes it. */
 export type PrivateJwk = JWK & { kid: string; alg: string; use: 'sig' }

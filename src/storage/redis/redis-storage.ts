@@ -24,17 +24,22 @@ export interface RedisStorageOptions {
  * Claims live in fields of their own, so `claim` and `consume` never rewrite the payload JSON.
  */
 
-// KEYS[1] record; ARGV: base (key prefix of the model), id, data, expiresAt ('' = never), px ('' = no expiry), uid, userCode, grantId
-const UPSERT = `
-local old = redis.call('HGET', KEYS[1], 'd')
-if old then
-  local ok, p = pcall(cjson.decode, old)
-  if ok and type(p) == 'table' then
-    if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
-    if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
-    if type(p.grantId) == 'string' and p.grantId ~= ARGV[8] then redis.call('SREM', ARGV[1] .. 'g:' .. p.grantId, ARGV[2]) end
-  end
+// Drops the uid and user-code indexes that still point at `id` (and, unless kept, its grant set
+// membership), read from the stored payload JSON `d`. Defined at the top of the scripts that use it.
+const UNINDEX = `
+local function unindex(base, id, d, keepGrant)
+  if not d then return end
+  local ok, p = pcall(cjson.decode, d)
+  if not ok or type(p) ~= 'table' then return end
+  if type(p.uid) == 'string' and redis.call('GET', base .. 'uid:' .. p.uid) == id then redis.call('DEL', base .. 'uid:' .. p.uid) end
+  if type(p.userCode) == 'string' and redis.call('GET', base .. 'uc:' .. p.userCode) == id then redis.call('DEL', base .. 'uc:' .. p.userCode) end
+  if type(p.grantId) == 'string' and p.grantId ~= keepGrant then redis.call('SREM', base .. 'g:' .. p.grantId, id) end
 end
+`
+
+// KEYS[1] record; ARGV: base (key prefix of the model), id, data, expiresAt ('' = never), px ('' = no expiry), uid, userCode, grantId
+const UPSERT = `${UNINDEX}
+unindex(ARGV[1], ARGV[2], redis.call('HGET', KEYS[1], 'd'), ARGV[8])
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', '${VERSION}', 'd', ARGV[3])
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'e', ARGV[4]) end
@@ -67,32 +72,18 @@ return 1
 `
 
 // KEYS[1] record; ARGV: base, id. Removes the record and its indexes.
-const DESTROY = `
-local d = redis.call('HGET', KEYS[1], 'd')
-if d then
-  local ok, p = pcall(cjson.decode, d)
-  if ok and type(p) == 'table' then
-    if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
-    if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == ARGV[2] then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
-    if type(p.grantId) == 'string' then redis.call('SREM', ARGV[1] .. 'g:' .. p.grantId, ARGV[2]) end
-  end
-end
+const DESTROY = `${UNINDEX}
+unindex(ARGV[1], ARGV[2], redis.call('HGET', KEYS[1], 'd'), nil)
 return redis.call('DEL', KEYS[1])
 `
 
 // KEYS[1] the grant's set; ARGV: base. Removes every record of the set, with their indexes.
-const REVOKE = `
+const REVOKE = `${UNINDEX}
 local ids = redis.call('SMEMBERS', KEYS[1])
 for _, id in ipairs(ids) do
   local key = ARGV[1] .. 'r:' .. id
-  local d = redis.call('HGET', key, 'd')
-  if d then
-    local ok, p = pcall(cjson.decode, d)
-    if ok and type(p) == 'table' then
-      if type(p.uid) == 'string' and redis.call('GET', ARGV[1] .. 'uid:' .. p.uid) == id then redis.call('DEL', ARGV[1] .. 'uid:' .. p.uid) end
-      if type(p.userCode) == 'string' and redis.call('GET', ARGV[1] .. 'uc:' .. p.userCode) == id then redis.call('DEL', ARGV[1] .. 'uc:' .. p.userCode) end
-    end
-  end
+  -- the grant's set itself goes below
+  unindex(ARGV[1], id, redis.call('HGET', key, 'd'), nil)
   redis.call('DEL', key)
 end
 redis.call('DEL', KEYS[1])

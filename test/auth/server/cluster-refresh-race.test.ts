@@ -5,15 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import * as oidc from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuthorizationServer, type AuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
 import { RedisConnection } from '../../../src/storage/redis/connection.js'
 import { createRedisStorage } from '../../../src/storage/redis/redis-storage.js'
-import { formLogin } from '../../helpers/form-login.js'
+import { authorizeWithForm } from '../../helpers/form-login.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 
-const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
 const USER = { username: 'rita', password: 'rita password 1' }
 
@@ -81,15 +79,7 @@ async function tokenRequest(node: Node, form: Record<string, string>): Promise<{
 }
 
 async function authorize(): Promise<{ clientId: string; code: string; verifier: string }> {
-  const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-  const verifier = oidc.randomPKCECodeVerifier()
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  })
-  const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
+  const { config, callback, verifier } = await authorizeWithForm(issuer, USER, REDIRECT)
   return { clientId: config.clientMetadata().client_id, code: callback.searchParams.get('code')!, verifier }
 }
 

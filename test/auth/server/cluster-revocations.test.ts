@@ -10,10 +10,9 @@ import { GrantRevocations, grantDigest } from '../../../src/auth/server/grant-re
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 import { RedisConnection } from '../../../src/storage/redis/connection.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
-import { formLogin } from '../../helpers/form-login.js'
+import { authorizeWithForm } from '../../helpers/form-login.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 
-const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
 const USER = { username: 'ada', password: 'ada password 1' }
 
@@ -58,15 +57,7 @@ describe('two authorization servers on one Redis', () => {
   })
 
   async function accessToken(): Promise<string> {
-    const config = await oidc.dynamicClientRegistration(new URL(one.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-    const verifier = oidc.randomPKCECodeVerifier()
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'mcp',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    })
-    const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
+    const { config, callback, verifier } = await authorizeWithForm(one.issuer, USER, REDIRECT)
     return (await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })).access_token
   }
 

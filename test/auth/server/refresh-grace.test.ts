@@ -3,9 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as oidc from 'openid-client'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
-import { formLogin } from '../../helpers/form-login.js'
+import { authorizeWithForm } from '../../helpers/form-login.js'
 
-const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
 const USER = { username: 'gina', password: 'gina password 1' }
 
@@ -18,15 +17,7 @@ beforeAll(async () => {
 afterAll(() => s.stop(true))
 
 async function login(): Promise<{ config: oidc.Configuration; refreshToken: string }> {
-  const config = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-  const verifier = oidc.randomPKCECodeVerifier()
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  })
-  const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
+  const { config, callback, verifier } = await authorizeWithForm(s.issuer, USER, REDIRECT)
   const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
   return { config, refreshToken: tokens.refresh_token! }
 }
