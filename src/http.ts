@@ -5,6 +5,8 @@
  * that falls back from one to the other.
  */
 export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app/mcp-http-app.js'
+// several processes on one Redis: the connection (ioredis loads with the first one) and the bus
+export { RedisConnection, type RedisConnectionOptions, InProcessMessageBus, type MessageBus, StorageUnavailableError } from './storage/index.js'
 export { createProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
 export { protectMcpHandler } from './app/protect-mcp-handler.js'
 export {

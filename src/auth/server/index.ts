@@ -15,8 +15,8 @@ export { ResourceStore } from './resource-store.js'
 export type { StoredResource } from './resource-store.js'
 export type { Account } from './account-store.js'
 export { loadSigningKeys, rotateSigningKeys } from './signing-keys.js'
-export { createLowdbStorage, createMemoryStorage, StorageLockedError } from '../../storage/index.js'
-export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../../storage/index.js'
+export { createLowdbStorage, createMemoryStorage, createRedisStorage, RedisConnection, StorageLockedError, StorageUnavailableError } from '../../storage/index.js'
+export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, RedisConnectionOptions, RedisStorageOptions } from '../../storage/index.js'
 export {
   OAuthError,
   InvalidRequestError,

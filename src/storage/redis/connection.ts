@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { defaults } from '../../config/defaults.js'
 import { StorageUnavailableError } from '../errors.js'
 
@@ -53,7 +53,9 @@ export class RedisConnection {
   static async connect(options: RedisConnectionOptions): Promise<RedisConnection> {
     const url = new URL(options.url)
     if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new TypeError(`not a Redis URL (redis:// or rediss://): ${redacted(url)}`)
-    const connection = new RedisConnection(createClient(options), options)
+    // the client library is loaded by the first connection: a process without Redis never loads it
+    const { Redis: RedisClient } = await import('ioredis')
+    const connection = new RedisConnection(createClient(RedisClient, options), options)
     const timeoutMs = connection.#options.connectTimeoutMs
     try {
       await untilReady(connection.client, timeoutMs)
@@ -141,9 +143,9 @@ export class RedisConnection {
   }
 }
 
-function createClient(options: RedisConnectionOptions): Redis {
+function createClient(RedisClient: typeof Redis, options: RedisConnectionOptions): Redis {
   const r = defaults.redis
-  const client = new Redis(options.url, {
+  const client = new RedisClient(options.url, {
     connectTimeout: options.connectTimeoutMs ?? r.connectTimeoutMs,
     commandTimeout: options.commandTimeoutMs ?? r.commandTimeoutMs,
     // fail fast while disconnected: a request answers 503 at once instead of queueing
