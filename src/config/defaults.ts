@@ -148,6 +148,14 @@ export const defaults = {
      * reached. The Redis client retries every 2 s at most, so 5 s lets it reconnect first.
      */
     storageRetryAfterSeconds: 5,
+    /**
+     * With a shared session store, how long (ms) a process trusts its live copy of a session before
+     * it asks the store again (and renews the idle expiry there). A session ended through another
+     * process is closed here at once when the processes share a bus (its end is announced); without
+     * one, within this long. 1 s: a busy session costs one store round trip per second instead of
+     * one per request, and the idle expiry (30 min) never notices.
+     */
+    sharedSessionRecheckMs: 1_000,
   },
   httpClient: {
     /**

@@ -74,6 +74,19 @@ describe('RedisEventStore', () => {
     expect(await store.after('s', 'c_5')).toBeUndefined()
   })
 
+  it('keeps the events of a single-writer stream under the numbers it chose, all of one loop turn together, resumable from another process', async () => {
+    const store = new RedisEventStore(await connect())
+    const other = new RedisEventStore(await connect(connections.at(-1)))
+    // one loop turn: several answers of several streams, stored in one call
+    const kept = [1, 2, 3].map((n) => store.keep('s1', 'post-a', n, JSON.stringify(note(n))))
+    kept.push(store.keep('s1', 'post-b', 1, JSON.stringify(note(10))))
+    expect(new Set(kept).size).toBe(1)
+    await Promise.all(kept)
+    expect(await other.after('s1', 'post-a_1')).toEqual({ streamId: 'post-a', events: [2, 3].map((n) => ({ id: `post-a_${n}`, message: note(n) })) })
+    expect(await other.after('s1', 'post-a_0')).toMatchObject({ events: [{ id: 'post-a_1' }, { id: 'post-a_2' }, { id: 'post-a_3' }] })
+    expect(await other.after('s1', 'post-b_0')).toEqual({ streamId: 'post-b', events: [{ id: 'post-b_1', message: note(10) }] })
+  })
+
   it('accepts a priming id before anything was stored', async () => {
     const store = new RedisEventStore(await connect())
     expect(await store.after('s', 'g_0')).toEqual({ streamId: 'g', events: [] })

@@ -66,6 +66,11 @@ export class RedisConnection {
     return connection
   }
 
+  /** True while connected (no round trip): a caller may skip a cached shortcut when Redis is away. */
+  get connected(): boolean {
+    return this.client.status === 'ready'
+  }
+
   /** `prefix` + the parts joined by `:`. */
   key(...parts: string[]): string {
     return `${this.prefix}${parts.join(':')}`
@@ -153,6 +158,8 @@ function createClient(RedisClient: typeof Redis, options: RedisConnectionOptions
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(attempt * 100, r.reconnectMaxDelayMs),
     lazyConnect: false,
+    // commands issued in one tick (many requests in flight) go out in one write
+    enableAutoPipelining: true,
   })
   // Connection errors are reported through the failing commands; an unhandled 'error' event would end the process.
   client.on('error', () => undefined)

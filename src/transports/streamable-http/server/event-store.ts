@@ -11,6 +11,13 @@ export interface EventStore {
   /** Keep one message of a stream; returns its event id. */
   append(sessionId: string, streamId: string, message: JsonRpcMessage): Promise<string> | string
   /**
+   * Keep one message (its JSON text) under a number the caller chose (`<streamId>_<seq>`), for a stream only the
+   * caller writes (a POST's answer): the event can then go to the client at once, its storing not
+   * waited for, nor its failure handled by the caller (the store handles it: the event is then
+   * only not resumable). Optional: a store without it is asked to `append` and waited for.
+   */
+  keep?(sessionId: string, streamId: string, seq: number, json: string): Promise<void>
+  /**
    * The events of the stream `lastEventId` belongs to that came after it, oldest first; undefined
    * when the id is unknown in this session (too old, forged, or another session's).
    */

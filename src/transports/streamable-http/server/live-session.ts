@@ -11,6 +11,8 @@ export class LiveSession implements LimitedSession {
   createdAt = this.lastSeen
   /** With a store: when the state this copy has was saved (a newer one is applied). */
   updatedAt: number | undefined
+  /** With a shared store: when this copy was last checked against it (ms, performance.now()). */
+  checkedAt = 0
 
   constructor(session: ServerSession, transport: SessionTransport, owner: string) {
     this.session = session

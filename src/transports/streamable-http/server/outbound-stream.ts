@@ -57,6 +57,8 @@ export class OutboundStream {
   #finished = false
   /** Events stored while a stream made detached had no client yet: sent when one opens it. */
   #kept: Array<{ id: string; message: JsonRpcMessage }> | undefined
+  /** The last event number this stream gave itself (a POST's stream, with a store that can `keep`). */
+  #seq = 0
   /** Called once when a POST's stream has delivered every response it owed. */
   onfinished?: () => void
 
@@ -240,6 +242,17 @@ export class OutboundStream {
     const { eventStore, sessionId } = this.#host
     if (eventStore === undefined || sessionId === undefined) {
       if (this.connected) this.#writer!.event(JSON.stringify(message))
+      return undefined
+    }
+    if (eventStore.keep !== undefined && !this.#isStandalone) {
+      // this stream's only writer: the event goes now, stored beside it (a store that fails only
+      // makes it not resumable, as below)
+      const seq = ++this.#seq
+      const json = JSON.stringify(message)
+      void eventStore.keep(sessionId, this.streamId, seq, json)
+      const id = `${this.streamId}_${seq}`
+      if (this.connected) this.#writer!.event(json, id)
+      else this.#kept?.push({ id, message })
       return undefined
     }
     const id = eventStore.append(sessionId, this.streamId, message)

@@ -14,24 +14,32 @@ export interface RedisEventStoreOptions {
 }
 
 // One Redis stream per SSE stream (`mcp:events:<session>:<stream>`), its entries numbered `0-<n>`,
-// and a sorted set of the session's streams by first use (`mcp:events:<session>`). `n` is the
-// Redis server's clock in microseconds, or one past the stream's last entry when that is later:
-// numbers grow within a stream and are never given twice, even after the stream expired, so an
-// event id another process handed out never names a different event.
+// and a sorted set of the session's streams by first use (`mcp:events:<session>`). For a stream
+// several processes write in turn (a session's GET stream), `n` is the Redis server's clock in
+// microseconds, or one past the stream's last entry when that is later: numbers grow within a
+// stream and are never given twice, even after the stream expired, so an event id another process
+// handed out never names a different event. A POST's stream has one writer and a name no other
+// stream ever has: its writer numbers the events itself (`keep`) and does not wait for them.
 
 /** Append one event; returns its number. */
 const APPEND = new RedisScript(`
 local t = redis.call('TIME')
-local n = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-if #last > 0 then
-  local seq = tonumber(string.match(last[1][1], '%-(%d+)$'))
-  if seq >= n then n = seq + 1 end
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local n = now
+if ARGV[7] ~= '' then
+  -- the number its only writer chose (keep)
+  n = tonumber(ARGV[7])
+else
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last > 0 then
+    local seq = tonumber(string.match(last[1][1], '%-(%d+)$'))
+    if seq >= n then n = seq + 1 end
+  end
 end
 local seq = string.format('%.0f', n)
 redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '0-' .. seq, 'm', ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-if redis.call('ZADD', KEYS[2], 'NX', n, ARGV[5]) == 1 then
+if redis.call('ZADD', KEYS[2], 'NX', now, ARGV[5]) == 1 then
   local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[4])
   if extra > 0 then
     local old = redis.call('ZPOPMIN', KEYS[2], extra)
@@ -40,6 +48,29 @@ if redis.call('ZADD', KEYS[2], 'NX', n, ARGV[5]) == 1 then
 end
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return seq`)
+
+/**
+ * Keep several events under the numbers their writers chose, in one call: KEYS in pairs (stream,
+ * session's streams), ARGV[1..3] the limits, then per event its JSON, stream id, stream key
+ * prefix and number. What APPEND does for one numbered event, for each.
+ */
+const KEEP = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+for i = 1, #KEYS / 2 do
+  local stream, streams, a = KEYS[2 * i - 1], KEYS[2 * i], 3 + 4 * (i - 1)
+  redis.call('XADD', stream, 'MAXLEN', ARGV[1], '0-' .. ARGV[a + 4], 'm', ARGV[a + 1])
+  redis.call('PEXPIRE', stream, ARGV[2])
+  if redis.call('ZADD', streams, 'NX', now, ARGV[a + 2]) == 1 then
+    local extra = redis.call('ZCARD', streams) - tonumber(ARGV[3])
+    if extra > 0 then
+      local old = redis.call('ZPOPMIN', streams, extra)
+      for j = 1, #old, 2 do redis.call('DEL', ARGV[a + 3] .. old[j]) end
+    end
+  end
+  redis.call('PEXPIRE', streams, ARGV[2])
+end
+return #KEYS / 2`)
 
 /** The entries after ARGV[1]; false when the stream is unknown or the number is not one it gave. */
 const AFTER = new RedisScript(`
@@ -57,6 +88,15 @@ return #streams`)
 
 type Entry = [id: string, fields: string[]]
 
+/** Events waiting for the end of the tick, to be kept in one call. */
+interface KeepBatch {
+  keys: string[]
+  args: Array<string | number>
+  done: Promise<unknown>
+}
+
+const NOTHING = (): void => {}
+
 /**
  * The event store of a deployment of several processes: SSE events in Redis streams, so a client
  * whose connection dropped may resume with `Last-Event-ID` on any process and get exactly what
@@ -72,6 +112,7 @@ export class RedisEventStore implements EventStore {
   readonly #max: number
   readonly #maxStreams: number
   readonly #ttlMs: number
+  #batch: KeepBatch | undefined
 
   constructor(connection: RedisConnection, options: RedisEventStoreOptions = {}) {
     const d = defaults.streamableHttp
@@ -82,13 +123,41 @@ export class RedisEventStore implements EventStore {
   }
 
   async append(sessionId: string, streamId: string, message: JsonRpcMessage): Promise<string> {
+    return `${streamId}_${await this.#append(sessionId, streamId, JSON.stringify(message), '')}`
+  }
+
+  /**
+   * Events kept in one loop turn (many requests in flight) go to Redis in one script call: one
+   * command for the lot instead of one per answer. Resolves once they are stored; the promise is
+   * the batch's, shared by its events, and its failure is already handled.
+   */
+  keep(sessionId: string, streamId: string, seq: number, json: string): Promise<void> {
     const prefix = this.#streamPrefix(sessionId)
-    const seq = await APPEND.run(
+    let batch = this.#batch
+    if (batch === undefined) {
+      const started: KeepBatch = { keys: [], args: [this.#max, this.#ttlMs, this.#maxStreams], done: undefined as unknown as Promise<unknown> }
+      this.#batch = batch = started
+      // after the I/O phase: the answers of every request read in this loop turn go together
+      started.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#batch = undefined
+        return KEEP.run(this.#redis, started.keys, started.args)
+      })
+      // handled here once for the whole batch: a caller may ignore what keep returns (a failed
+      // store only leaves those events not resumable)
+      started.done.catch(NOTHING)
+    }
+    batch.keys.push(prefix + streamId, this.#redis.key('mcp', 'events', sessionId))
+    batch.args.push(json, streamId, prefix, String(seq))
+    return batch.done as Promise<void>
+  }
+
+  async #append(sessionId: string, streamId: string, json: string, seq: string): Promise<string> {
+    const prefix = this.#streamPrefix(sessionId)
+    return (await APPEND.run(
       this.#redis,
       [prefix + streamId, this.#redis.key('mcp', 'events', sessionId)],
-      [JSON.stringify(message), this.#max, this.#ttlMs, this.#maxStreams, streamId, prefix],
-    )
-    return `${streamId}_${seq as string}`
+      [json, this.#max, this.#ttlMs, this.#maxStreams, streamId, prefix, seq],
+    )) as string
   }
 
   async after(sessionId: string, lastEventId: string): Promise<StoredEvents | undefined> {

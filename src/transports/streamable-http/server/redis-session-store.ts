@@ -118,6 +118,10 @@ export class RedisSessionStore implements SessionStore {
     return parse(await this.#redis.run((client) => client.hget(this.#sessionPrefix + id, 's')))
   }
 
+  get reachable(): boolean {
+    return this.#redis.connected
+  }
+
   async touch(id: string): Promise<SessionState | undefined> {
     if (id.length > MAX_ID_LENGTH) return undefined
     const found = await TOUCH.run(this.#redis, [this.#sessionPrefix + id, this.#all], [this.#now(), this.#idleMs, id, this.#principalPrefix])

@@ -54,6 +54,11 @@ export interface SessionStore {
    * least recently used idle session when one may make room (their ids come back, to be ended).
    */
   admit?(id: string, owner: string, limits: SharedSessionLimits): Promise<AdmitVerdict>
+  /**
+   * False while the store is known to be unreachable (no round trip): a process then asks it
+   * instead of trusting a recently checked copy, so requests fail with 503 at once.
+   */
+  readonly reachable?: boolean
 }
 
 export class InMemorySessionStore implements SessionStore {

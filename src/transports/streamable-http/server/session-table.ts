@@ -96,13 +96,14 @@ export class SessionTable {
 
   /**
    * 400 without a session id; 404 for one that is unknown, ended, or belongs to another principal
-   * (the same answer: whether an id exists is not told to whoever does not own it).
+   * (the same answer: whether an id exists is not told to whoever does not own it). `fresh` asks a
+   * shared store even when this copy was checked moments ago.
    */
-  async find(sessionId: string | undefined, owner: string): Promise<LiveSession> {
+  async find(sessionId: string | undefined, owner: string, fresh = false): Promise<LiveSession> {
     if (sessionId === undefined) throw new HttpError(400, 'Bad Request: Mcp-Session-Id header is required')
     let live = this.#sessions.get(sessionId)
     if (live === undefined) live = await this.#restore(sessionId, owner)
-    else if (this.#sharedStore !== undefined && live.owner === owner) live = await this.#refresh(live, this.#sharedStore)
+    else if (this.#sharedStore !== undefined && live.owner === owner) live = await this.#refresh(live, this.#sharedStore, fresh)
     if (live === undefined || live.owner !== owner) throw new HttpError(404, 'Not Found: unknown or ended session', { rpcCode: -32001 })
     return live
   }
@@ -112,7 +113,12 @@ export class SessionTable {
    * another process, evicted, or expired: this copy ends then) and refreshes its idle expiry; what
    * the client changed elsewhere (subscriptions, log level) is taken over.
    */
-  async #refresh(live: LiveSession, store: Required<Pick<SessionStore, 'touch'>>): Promise<LiveSession | undefined> {
+  async #refresh(live: LiveSession, store: Required<Pick<SessionStore, 'touch'>> & Pick<SessionStore, 'reachable'>, fresh: boolean): Promise<LiveSession | undefined> {
+    // checked moments ago: a busy session is not asked about on every request (unless the caller
+    // needs what the store has now: a GET stream opening, whose notices follow the subscriptions)
+    const now = performance.now()
+    if (!fresh && now - live.checkedAt < defaults.streamableHttp.sharedSessionRecheckMs && store.reachable !== false) return live
+    live.checkedAt = now
     const state = await store.touch(live.transport.sessionId!)
     if (state === undefined) {
       live.close()
@@ -254,7 +260,7 @@ export class SessionTable {
       // a session still answering a request, or holding its GET stream, is not idle; a shared
       // store learns that it is in use
       if (live.transport.busy) {
-        if (store !== undefined) void this.#refresh(live, store).catch(NOOP)
+        if (store !== undefined) void this.#refresh(live, store, true).catch(NOOP)
       } else if (live.lastSeen < cutoff) {
         void live.session.close()
       }

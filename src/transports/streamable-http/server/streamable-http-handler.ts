@@ -315,7 +315,7 @@ export class StreamableHttpHandler {
     readProtocolVersionHeader(req.headers)
     const cluster = this.#sessions.cluster
     if (cluster !== undefined) await cluster.link.ready()
-    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req))
+    const live = await this.#sessions.find(header(req.headers, 'mcp-session-id'), sessionOwner(req), true)
     live.lastSeen = Date.now()
     const lastEventId = header(req.headers, 'last-event-id')
     if (lastEventId !== undefined) {
