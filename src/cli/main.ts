@@ -16,6 +16,7 @@ import { proxyCommand } from './commands/proxy.js'
 import { usersCommand } from './commands/users.js'
 import { resourcesCommand } from './commands/resources.js'
 import { grantsCommand } from './commands/grants.js'
+import { migrateCommand } from './commands/migrate.js'
 
 const commands: Command[] = [
   startCommand,
@@ -26,6 +27,7 @@ const commands: Command[] = [
   grantsCommand,
   clientsCommand,
   keysCommand,
+  migrateCommand,
   loginCommand,
   logoutCommand,
   whoamiCommand,

@@ -4,7 +4,7 @@ import { defaults } from '../config/defaults.js'
 import { DurableJsonFile } from './durable-json-file.js'
 import { acquireFileLock } from './file-lock.js'
 import { ensurePrivateDir, removeStaleTempFiles } from './private-file.js'
-import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from './types.js'
+import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, StoredEntry } from './types.js'
 
 /** The file format this build reads and writes. */
 const VERSION = 1
@@ -327,6 +327,20 @@ export async function createLowdbStorage(options: LowdbStorageOptions): Promise<
   return {
     adapter: model,
     records: recordStore(data.records, writes),
+    async *entries(): AsyncIterable<StoredEntry> {
+      const now_ = now()
+      for (const [name, table_] of Object.entries(data.models)) {
+        for (const [id, entry] of Object.entries(table_)) {
+          if (entry.expiresAt !== undefined && entry.expiresAt <= now_) continue
+          yield entry.expiresAt === undefined
+            ? { kind: 'model', model: name, id, payload: copy(entry.payload) }
+            : { kind: 'model', model: name, id, payload: copy(entry.payload), expiresAt: entry.expiresAt }
+        }
+      }
+      for (const [collection, table_] of Object.entries(data.records)) {
+        for (const [id, value] of Object.entries(table_)) yield { kind: 'record', collection, id, value: copy(value) }
+      }
+    },
     async close() {
       clearInterval(timer)
       try {

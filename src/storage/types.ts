@@ -59,4 +59,13 @@ export interface AuthStorage {
   records: RecordStore
   /** Flushes pending writes and stops timers. */
   close(): Promise<void>
+  /**
+   * Everything the store holds, for a migration to another backend (`migrateStorage`): each live
+   * model record with its expiry, each record of each collection. Optional: the embedded lowdb
+   * store has it; a backend that is only ever a migration's destination need not.
+   */
+  entries?(): AsyncIterable<StoredEntry>
 }
+
+/** One item of {@link AuthStorage.entries}. */
+export type StoredEntry = { kind: 'model'; model: string; id: string; payload: OidcPayload; expiresAt?: number } | { kind: 'record'; collection: string; id: string; value: object }
