@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer, Socket } from 'node:net'
+import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -58,19 +58,14 @@ const PROTOCOL = '2025-11-25'
 
 requireWrk('bench:cluster')
 if (!existsSync(here('../dist/app/main-job.js'))) throw new Error('dist/ not built (npm run build)')
+// the CLI's own free-port probe (loopback)
+const { freePort: freePortOn } = await import(here('../dist/cli/serve.js'))
+const freePort = () => freePortOn('127.0.0.1')
 if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error) throw new Error('bench:cluster needs redis-server (apt-get install -y redis-server)')
 if (parts.includes('cluster') && HAPROXY === undefined) throw new Error('bench:cluster needs haproxy (apt-get install -y haproxy)')
 
 const cleanups = []
 onInterrupt(() => Promise.all(cleanups.map((cleanup) => cleanup())))
-
-async function freePort() {
-  const probe = createServer()
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address()
-  await new Promise((resolve) => probe.close(resolve))
-  return port
-}
 
 /** A child on `core`, resolved once `ready` says it listens; killed at the end. */
 async function startChild(core, command, args, ready) {

@@ -58,30 +58,22 @@ export interface MainJob {
  * http.createServer(job.handler).listen(4000, '127.0.0.1')
  */
 export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
-  const origin = new URL(options.origin).origin
-  const dataDir = options.dataDir ?? defaults.storage.dataDir
-  const config = options.config ?? {}
-  const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
-  const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
   // loaded only when asked for: a single process never loads the Redis client
   const redis = options.redis === undefined ? undefined : await (await import('../storage/redis/connection.js')).RedisConnection.connect(options.redis)
   try {
-    return await assemble(options, origin, dataDir, config, redis, createAuthorizationServer, createProtectedMcpApp)
+    return await assemble(options, redis)
   } catch (error) {
     await redis?.close()
     throw error
   }
 }
 
-async function assemble(
-  options: MainJobOptions,
-  origin: string,
-  dataDir: string,
-  config: AuthorizationServerOptions,
-  redis: RedisConnection | undefined,
-  createAuthorizationServer: typeof import('../auth/server/create-authorization-server.js').createAuthorizationServer,
-  createProtectedMcpApp: typeof import('./protected-mcp-app.js').createProtectedMcpApp,
-): Promise<MainJob> {
+async function assemble(options: MainJobOptions, redis: RedisConnection | undefined): Promise<MainJob> {
+  const origin = new URL(options.origin).origin
+  const dataDir = options.dataDir ?? defaults.storage.dataDir
+  const config = options.config ?? {}
+  const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
+  const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
   const demoResource: ResourceInput = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
   const as = await createAuthorizationServer({
@@ -110,14 +102,14 @@ async function assemble(
 
   const server = options.server ?? createDemoServer()
   if (options.onError !== undefined) server.onerror = options.onError
-  const publicHost = new URL(origin).host
+  const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds
   if (shared !== undefined) await server.shareNotifications(shared.bus)
   const mcp = createProtectedMcpApp(server, {
     host: '127.0.0.1',
     // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
-    allowedHosts: isLoopbackHost(new URL(origin).hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
+    allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
     ...(shared ?? {}),
     origin,
     issuer: as.issuer,

@@ -328,17 +328,15 @@ export async function createLowdbStorage(options: LowdbStorageOptions): Promise<
     adapter: model,
     records: recordStore(data.records, writes),
     async *entries(): AsyncIterable<StoredEntry> {
-      const now_ = now()
-      for (const [name, table_] of Object.entries(data.models)) {
-        for (const [id, entry] of Object.entries(table_)) {
-          if (entry.expiresAt !== undefined && entry.expiresAt <= now_) continue
-          yield entry.expiresAt === undefined
-            ? { kind: 'model', model: name, id, payload: copy(entry.payload) }
-            : { kind: 'model', model: name, id, payload: copy(entry.payload), expiresAt: entry.expiresAt }
+      const at = now()
+      for (const [name, entries] of Object.entries(data.models)) {
+        for (const [id, { payload, expiresAt }] of Object.entries(entries)) {
+          if (expiresAt !== undefined && expiresAt <= at) continue
+          yield expiresAt === undefined ? { kind: 'model', model: name, id, payload: copy(payload) } : { kind: 'model', model: name, id, payload: copy(payload), expiresAt }
         }
       }
-      for (const [collection, table_] of Object.entries(data.records)) {
-        for (const [id, value] of Object.entries(table_)) yield { kind: 'record', collection, id, value: copy(value) }
+      for (const [collection, entries] of Object.entries(data.records)) {
+        for (const [id, value] of Object.entries(entries)) yield { kind: 'record', collection, id, value: copy(value) }
       }
     },
     async close() {

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
 import type { RedisConnection } from '../../storage/redis/connection.js'
+import { RedisScript } from '../../storage/redis/script.js'
 import type { Limiter, RateLimitVerdict } from './rate-limiter.js'
 
 /**
  * One round trip per hit: count it, start the window on the first hit (a key left without an
  * expiry is given one too), and answer the count with the milliseconds left in the window.
  */
-const HIT = `
+const HIT = new RedisScript(`
 local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
@@ -15,17 +15,7 @@ if ttl < 0 then
   ttl = tonumber(ARGV[1])
 end
 return {count, ttl}
-`
-const COMMAND = 'mcpAuthRateLimitHit'
-
-type HitCommand = (key: string, windowMs: number) => Promise<[number, number]>
-
-/** The script as a command, defined once per client (ioredis sends EVALSHA, and the script itself only when Redis lacks it). */
-function hitCommand(client: Redis): HitCommand {
-  const commands = client as unknown as Record<string, HitCommand | undefined>
-  if (commands[COMMAND] === undefined) client.defineCommand(COMMAND, { numberOfKeys: 1, lua: HIT })
-  return commands[COMMAND]!.bind(client)
-}
+`)
 
 /**
  * The fixed-window policy of {@link RateLimiter}, counted in Redis so every node of a deployment
@@ -58,7 +48,7 @@ export class RedisRateLimiter implements Limiter {
   async hit(key: string): Promise<RateLimitVerdict> {
     const digest = createHash('sha256').update(key).digest('base64url').slice(0, 22)
     const redisKey = this.#connection.key('rate', this.#name, digest)
-    const [count, ttlMs] = await this.#connection.run((client) => hitCommand(client)(redisKey, this.#windowMs))
+    const [count, ttlMs] = (await HIT.run(this.#connection, [redisKey], [this.#windowMs])) as [number, number]
     if (count <= this.#limit) return { allowed: true }
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(ttlMs / 1000)) }
   }

@@ -61,14 +61,8 @@ Options:
   },
 }
 
-/** Whether any key lives under the connection's prefix (SCAN pages may be empty before the end). */
+/** Whether any key lives under the connection's prefix. */
 async function holdsKeys(redis: RedisConnection): Promise<boolean> {
-  const pattern = `${redis.prefix.replace(/[*?[\]\\]/g, '\\$&')}*`
-  let cursor = '0'
-  do {
-    const [next, found] = await redis.run((client) => client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000))
-    if (found.length > 0) return true
-    cursor = next
-  } while (cursor !== '0')
+  for await (const _key of redis.keysStartingWith(redis.prefix)) return true
   return false
 }

@@ -85,6 +85,21 @@ export class RedisConnection {
     }
   }
 
+  /**
+   * Every key that starts with `start` (a full key, prefix included), by SCAN: for administration
+   * and migration, never a request's path. A key may come twice (SCAN's rule): callers that count
+   * keep a Set.
+   */
+  async *keysStartingWith(start: string): AsyncIterable<string> {
+    const pattern = `${start.replace(/[*?[\]\\]/g, '\\$&')}*`
+    let cursor = '0'
+    do {
+      const [next, found] = await this.run((client) => client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000))
+      yield* found
+      cursor = next
+    } while (cursor !== '0')
+  }
+
   /** True when Redis answers a PING now (for health checks); never throws. */
   async ping(): Promise<boolean> {
     try {

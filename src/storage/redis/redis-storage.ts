@@ -1,6 +1,6 @@
-import type { Redis } from 'ioredis'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../types.js'
 import type { RedisConnection } from './connection.js'
+import { RedisScript } from './script.js'
 
 /** The format of what this build writes; a value of another version is refused, never misread. */
 const VERSION = '1'
@@ -90,31 +90,7 @@ redis.call('DEL', KEYS[1])
 return #ids
 `
 
-/** A Lua script run by its SHA, loaded again when Redis forgot it (a restart, SCRIPT FLUSH). */
-class Script {
-  readonly #source: string
-  #sha: string | undefined
-
-  constructor(source: string) {
-    this.#source = source
-  }
-
-  async run(client: Redis, keys: string[], args: Array<string | number>): Promise<unknown> {
-    this.#sha ??= (await client.script('LOAD', this.#source)) as string
-    try {
-      return await client.evalsha(this.#sha, keys.length, ...keys, ...args)
-    } catch (error) {
-      if (!String((error as Error).message).includes('NOSCRIPT')) throw error
-      this.#sha = (await client.script('LOAD', this.#source)) as string
-      return client.evalsha(this.#sha, keys.length, ...keys, ...args)
-    }
-  }
-}
-
-const scripts = { upsert: new Script(UPSERT), claim: new Script(CLAIM), destroy: new Script(DESTROY), revoke: new Script(REVOKE) }
-
-/** Escapes glob characters for SCAN MATCH. */
-const glob = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&')
+const scripts = { upsert: new RedisScript(UPSERT), claim: new RedisScript(CLAIM), destroy: new RedisScript(DESTROY), revoke: new RedisScript(REVOKE) }
 
 class RedisModel implements OidcAdapter {
   readonly #redis: RedisConnection
@@ -131,8 +107,10 @@ class RedisModel implements OidcAdapter {
     const expiresAt = expiresIn === undefined ? '' : String(this.#now() + expiresIn * 1000)
     const px = expiresIn === undefined ? '' : String(Math.max(1, Math.ceil(expiresIn * 1000)))
     const text = (value: unknown): string => (typeof value === 'string' ? value : '')
-    await this.#redis.run((client) =>
-      scripts.upsert.run(client, [this.#record(id)], [this.#base, id, JSON.stringify(payload), expiresAt, px, text(payload.uid), text(payload.userCode), text(payload.grantId)]),
+    await scripts.upsert.run(
+      this.#redis,
+      [this.#record(id)],
+      [this.#base, id, JSON.stringify(payload), expiresAt, px, text(payload.uid), text(payload.userCode), text(payload.grantId)],
     )
   }
 
@@ -158,30 +136,23 @@ class RedisModel implements OidcAdapter {
 
   async claim(id: string, field: string): Promise<boolean> {
     const stamp = String(Math.floor(this.#now() / 1000))
-    const won = await this.#redis.run((client) => scripts.claim.run(client, [this.#record(id)], [field, stamp, String(this.#now())]))
+    const won = await scripts.claim.run(this.#redis, [this.#record(id)], [field, stamp, String(this.#now())])
     return won === 1
   }
 
   async destroy(id: string): Promise<void> {
-    await this.#redis.run((client) => scripts.destroy.run(client, [this.#record(id)], [this.#base, id]))
+    await scripts.destroy.run(this.#redis, [this.#record(id)], [this.#base, id])
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.#redis.run((client) => scripts.revoke.run(client, [`${this.#base}g:${grantId}`], [this.#base]))
+    await scripts.revoke.run(this.#redis, [`${this.#base}g:${grantId}`], [this.#base])
   }
 
   /** Every live record: a SCAN of the model's keys, for administration (never on a request's path). */
   async list(): Promise<Array<{ id: string; payload: OidcPayload }>> {
     const prefix = `${this.#base}r:`
     const keys = new Set<string>()
-    await this.#redis.run(async (client) => {
-      let cursor = '0'
-      do {
-        const [next, found] = await client.scan(cursor, 'MATCH', `${glob(prefix)}*`, 'COUNT', 500)
-        for (const key of found) keys.add(key)
-        cursor = next
-      } while (cursor !== '0')
-    })
+    for await (const key of this.#redis.keysStartingWith(prefix)) keys.add(key)
     const listed: Array<{ id: string; payload: OidcPayload }> = []
     for (const key of keys) {
       const payload = this.#decode(await this.#redis.run((client) => client.hgetall(key)))

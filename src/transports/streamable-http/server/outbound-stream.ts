@@ -250,9 +250,7 @@ export class OutboundStream {
       const seq = ++this.#seq
       const json = JSON.stringify(message)
       void eventStore.keep(sessionId, this.streamId, seq, json)
-      const id = `${this.streamId}_${seq}`
-      if (this.connected) this.#writer!.event(json, id)
-      else this.#kept?.push({ id, message })
+      this.#send(message, `${this.streamId}_${seq}`, json)
       return undefined
     }
     const id = eventStore.append(sessionId, this.streamId, message)
@@ -270,8 +268,9 @@ export class OutboundStream {
     )
   }
 
-  #send(message: JsonRpcMessage, id: string): void {
-    if (this.connected) this.#writer!.event(JSON.stringify(message), id)
+  /** `json`: the message's text when the caller already made it. */
+  #send(message: JsonRpcMessage, id: string, json?: string): void {
+    if (this.connected) this.#writer!.event(json ?? JSON.stringify(message), id)
     else this.#kept?.push({ id, message })
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { RedisConnection } from '../../../storage/redis/connection.js'
+import type { RedisConnection } from './connection.js'
 
 /**
  * A Lua script run by its SHA-1 (EVALSHA), sent whole only when Redis does not know it yet (after
