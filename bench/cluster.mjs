@@ -5,8 +5,8 @@
 // behind the same HAProxy to show what the proxy itself costs. Nodes pinned to core 1, wrk (and
 // HAProxy, and redis-server) to core 0; on a 2-core machine two nodes share one core, so the pair
 // shows the price of the extra hop and process, not scaling. Loopback only, bounded in time
-// (about 4 min), temp dirs removed.
-// Usage: npm run bench:cluster [-- --seconds 3 --rounds 3 --no-write --only storage|cluster]
+// (about 8 min), temp dirs removed.
+// Usage: npm run bench:cluster [-- --seconds 3 --rounds 5 --no-write --only storage|cluster]
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -38,7 +38,7 @@ import {
 } from './harness.mjs'
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '3' }, 'no-write': { type: 'boolean' }, only: { type: 'string' } },
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' }, 'no-write': { type: 'boolean' }, only: { type: 'string' } },
 })
 const SECONDS = positiveOption(values, 'seconds')
 const ROUNDS = positiveOption(values, 'rounds', { integer: true })

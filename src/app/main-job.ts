@@ -133,6 +133,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await as.close()
       // ours to end (its shared notifications with it); a server passed in is its owner's
       if (options.server === undefined) await server.close()
+      // the last answers' events reach Redis before the connection goes
+      await shared?.eventStore.flushed()
       await redis?.close()
     },
   }

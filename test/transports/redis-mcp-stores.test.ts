@@ -87,6 +87,21 @@ describe('RedisEventStore', () => {
     expect(await other.after('s1', 'post-b_0')).toEqual({ streamId: 'post-b', events: [{ id: 'post-b_1', message: note(10) }] })
   })
 
+  it('stores what was kept while a call was in flight in the next call, in order, and flushed() waits for all of it', async () => {
+    const connection = await connect()
+    const store = new RedisEventStore(connection)
+    const first = store.keep('s1', 'post-a', 1, JSON.stringify(note(1)))
+    // the first call leaves after this loop turn; what comes while it runs waits for it
+    await new Promise((resolve) => setImmediate(resolve))
+    const later = [2, 3, 4].map((n) => store.keep('s1', 'post-a', n, JSON.stringify(note(n))))
+    expect(new Set(later).size).toBe(1)
+    expect(later[0]).not.toBe(first)
+    const flushed = store.flushed()
+    await flushed
+    // flushed() resolved: nothing kept is left unstored, even before its own promise was awaited
+    const events = await new RedisEventStore(await connect(connection)).after('s1', 'post-a_0')
+    expect(events?.events.map((event) => event.id)).toEqual(['post-a_1', 'post-a_2', 'post-a_3', 'post-a_4'])
+  })
   it('accepts a priming id before anything was stored', async () => {
     const store = new RedisEventStore(await connect())
     expect(await store.after('s', 'g_0')).toEqual({ streamId: 'g', events: [] })

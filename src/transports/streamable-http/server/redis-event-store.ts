@@ -88,11 +88,12 @@ return #streams`)
 
 type Entry = [id: string, fields: string[]]
 
-/** Events waiting for the end of the tick, to be kept in one call. */
+/** Events waiting to be kept in one call, and the promise their callers share. */
 interface KeepBatch {
   keys: string[]
   args: Array<string | number>
-  done: Promise<unknown>
+  done: Promise<void>
+  settle: (stored: Promise<unknown>) => void
 }
 
 const NOTHING = (): void => {}
@@ -113,6 +114,7 @@ export class RedisEventStore implements EventStore {
   readonly #maxStreams: number
   readonly #ttlMs: number
   #batch: KeepBatch | undefined
+  #inFlight: Promise<void> | undefined
 
   constructor(connection: RedisConnection, options: RedisEventStoreOptions = {}) {
     const d = defaults.streamableHttp
@@ -127,28 +129,46 @@ export class RedisEventStore implements EventStore {
   }
 
   /**
-   * Events kept in one loop turn (many requests in flight) go to Redis in one script call: one
-   * command for the lot instead of one per answer. Resolves once they are stored; the promise is
-   * the batch's, shared by its events, and its failure is already handled.
+   * Group commit: one KEEP call in flight at a time; events kept while it runs wait and go
+   * together in the next call (and those of one loop turn go together anyway). At low load an event
+   * is stored after one loop turn; under load one call carries what arrived during the previous
+   * round trip, so a busy process pays the per-call cost (a socket write, a reply to read, a script
+   * run) once for many answers. Order within a stream is kept: calls never overlap. The promise is
+   * the batch's, shared by its events, and its failure is already handled (a caller may ignore it:
+   * a failed store only leaves those events not resumable).
    */
   keep(sessionId: string, streamId: string, seq: number, json: string): Promise<void> {
-    const prefix = this.#streamPrefix(sessionId)
     let batch = this.#batch
     if (batch === undefined) {
-      const started: KeepBatch = { keys: [], args: [this.#max, this.#ttlMs, this.#maxStreams], done: undefined as unknown as Promise<unknown> }
-      this.#batch = batch = started
-      // after the I/O phase: the answers of every request read in this loop turn go together
-      started.done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        this.#batch = undefined
-        return KEEP.run(this.#redis, started.keys, started.args)
-      })
-      // handled here once for the whole batch: a caller may ignore what keep returns (a failed
-      // store only leaves those events not resumable)
-      started.done.catch(NOTHING)
+      let settle!: (stored: Promise<unknown>) => void
+      const done = new Promise<unknown>((resolve) => (settle = resolve)).then(NOTHING)
+      done.catch(NOTHING)
+      this.#batch = batch = { keys: [], args: [this.#max, this.#ttlMs, this.#maxStreams], done, settle }
+      // after the I/O phase (the answers of every request read in this loop turn go together), and
+      // not before the call in flight returned
+      if (this.#inFlight === undefined) setImmediate(() => this.#flush())
     }
+    const prefix = this.#streamPrefix(sessionId)
     batch.keys.push(prefix + streamId, this.#redis.key('mcp', 'events', sessionId))
     batch.args.push(json, streamId, prefix, String(seq))
-    return batch.done as Promise<void>
+    return batch.done
+  }
+
+  /** Resolves once every event kept so far is stored (or failed to be): before the connection closes. */
+  async flushed(): Promise<void> {
+    while (this.#inFlight !== undefined || this.#batch !== undefined) await (this.#inFlight ?? this.#batch!.done).catch(NOTHING)
+  }
+
+  #flush(): void {
+    const batch = this.#batch
+    if (batch === undefined || this.#inFlight !== undefined) return
+    this.#batch = undefined
+    const stored = KEEP.run(this.#redis, batch.keys, batch.args)
+    batch.settle(stored)
+    this.#inFlight = stored.then(NOTHING, NOTHING).finally(() => {
+      this.#inFlight = undefined
+      this.#flush()
+    })
   }
 
   async #append(sessionId: string, streamId: string, json: string, seq: string): Promise<string> {
