@@ -242,6 +242,21 @@ export const defaults = {
     introspectionCacheEntries: 10_000,
     /** CORS preflight cache (seconds) for the metadata and MCP endpoints. */
     corsMaxAgeSeconds: 600,
+    /** DPoP (RFC 9449) proofs at the resource server. */
+    dpop: {
+      /** Asymmetric JWS algorithms accepted on DPoP proofs (never `none`, never HMAC). */
+      algorithms: ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'],
+      /** A proof's `iat` may be this many seconds in the past or the future (RFC 9449 §11.1). */
+      iatWindowSeconds: 60,
+      /** Most proof `jti`s remembered per process for replay detection (the oldest forgotten first; each for the `iat` window). */
+      replayCacheEntries: 100_000,
+      /** Most `jti`s remembered per token thumbprint (per principal): one client cannot flush the others' entries. */
+      replayEntriesPerKey: 10_000,
+      /** A server nonce (`DPoP-Nonce`) is valid for this long (ms); a new one is handed out half-way. */
+      nonceLifetimeMs: 5 * 60_000,
+      /** Longest DPoP header (bytes) read; a larger one is refused before any parsing. */
+      maxProofBytes: 8_192,
+    },
   },
   authServer: {
     /**
@@ -412,6 +427,24 @@ export const defaults = {
      * a message a node missed while its subscription was being renewed. 1 minute.
      */
     revocationResyncMs: 60_000,
+    /** DPoP (RFC 9449) at the token endpoint (oidc-provider's feature). */
+    dpop: {
+      /** Server nonces on (RFC 9449 §8): a proof must carry a recent `DPoP-Nonce`. */
+      requireNonce: true,
+      /** Allowed clock skew (seconds) of a proof's `iat`. */
+      iatToleranceSeconds: 60,
+    },
+    /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
+    jwtBearer: {
+      /** Longest lifetime (seconds, `exp` - `iat`, or `exp` - now without `iat`) of an assertion accepted. */
+      maxAssertionLifetimeSeconds: 3600,
+      /** Allowed clock skew (seconds) on the assertion's `exp`, `nbf`, `iat`. */
+      clockToleranceSeconds: 30,
+      /** Timeout (ms) fetching a trusted issuer's JWKS or discovery document. */
+      fetchTimeoutMs: 5_000,
+      /** Largest assertion (bytes) read. */
+      maxAssertionBytes: 16_384,
+    },
   },
   mainJob: {
     /** Port of `mcp-auth start` (the README's first command). */
@@ -446,6 +479,10 @@ export const defaults = {
     storeFile: 'tokens.json',
     /** Waiting for the store's cross-process lock: give up after this many ms. */
     storeLockTimeoutMs: 30_000,
+    /** JWS algorithm of the client's DPoP key (RFC 9449), one key per authorization server. */
+    dpopAlgorithm: 'ES256',
+    /** Retries of one request after a `use_dpop_nonce` challenge (RFC 9449 §8, §9). */
+    dpopNonceRetries: 1,
   },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
