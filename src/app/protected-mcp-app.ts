@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { BearerAuth } from '../auth/resource/bearer-auth.js'
+import { BearerAuth, type DpopOptions } from '../auth/resource/bearer-auth.js'
 import { createJwtVerifier } from '../auth/resource/jwt-verifier.js'
 import { protectedResourceMetadataEndpoint } from '../auth/resource/metadata-endpoint.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../auth/resource/resource-uri.js'
@@ -25,6 +25,10 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   requiredScopes?: readonly string[]
   toolScopes?: Readonly<Record<string, readonly string[]>>
   resourceName?: string
+  /** DPoP (RFC 9449): accepted by default for clients that use it; options (replay cache, nonces…) or false. */
+  dpop?: DpopOptions | false
+  /** Accept DPoP-bound tokens only (a Bearer token is refused); shorthand for `dpop: { required: true }`. */
+  requireDpop?: boolean
 }
 
 /**
@@ -50,8 +54,13 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
     resourceMetadataUrl: protectedResourceMetadataUrl(resource),
     ...(options.requiredScopes !== undefined ? { requiredScopes: options.requiredScopes } : {}),
     ...(options.toolScopes !== undefined ? { toolScopes: options.toolScopes } : {}),
+    dpop:
+      options.dpop === false && options.requireDpop !== true
+        ? false
+        : { origin: options.origin, ...(options.dpop || {}), ...(options.requireDpop === true ? { required: true } : {}) },
   })
   const metadata = protectedResourceMetadataEndpoint({
+    ...auth.dpopMetadata,
     resource,
     authorizationServers: [options.issuer],
     ...(options.scopesSupported !== undefined ? { scopesSupported: options.scopesSupported } : {}),
@@ -68,6 +77,8 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
     requiredScopes: _r,
     toolScopes: _t,
     resourceName: _n,
+    dpop: _d,
+    requireDpop: _rd,
     ...httpOptions
   } = options
   const app = createMcpHttpApp(server, {

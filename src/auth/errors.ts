@@ -81,3 +81,20 @@ export class TemporarilyUnavailableError extends OAuthError {
     super('temporarily_unavailable', 503, description, options)
   }
 }
+
+/**
+ * 401 invalid_dpop_proof (RFC 9449 §7.1): the DPoP proof is missing, malformed, or does not match
+ * the request, the token or the key. Answered with a `DPoP` challenge.
+ */
+export class InvalidDpopProofError extends OAuthError {
+  constructor(description: string, options?: ErrorOptions) {
+    super('invalid_dpop_proof', 401, description, options)
+  }
+}
+
+/** 401 use_dpop_nonce (RFC 9449 §9): retry with the nonce in the `DPoP-Nonce` header. */
+export class UseDpopNonceError extends OAuthError {
+  constructor(nonce: string, description = 'the DPoP proof must carry the server nonce given in DPoP-Nonce', options?: ErrorOptions) {
+    super('use_dpop_nonce', 401, description, { ...options, headers: { 'dpop-nonce': nonce } })
+  }
+}

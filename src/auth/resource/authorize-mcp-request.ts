@@ -32,6 +32,9 @@ export async function authorizeMcpRequest(auth: BearerAuth, req: IncomingMessage
   } catch (error) {
     return refused(auth, error, headers)
   }
+  // a proof with last window's nonce passed: the client gets the current one for its next proof
+  const nonce = info.extra?.['dpopNonce']
+  if (typeof nonce === 'string') headers['dpop-nonce'] = nonce
   if (!auth.hasToolScopes || req.method !== 'POST') return { kind: 'allowed', info, headers, body: options.parsedBody }
   const body = options.parsedBody ?? (await readJsonBody(req, options.maxBodyBytes))
   try {

@@ -1,8 +1,8 @@
 import { defaults } from '../../config/defaults.js'
 
-/** Headers an MCP browser client sends and must read (MCP transports + RFC 6750 challenges). */
-const ALLOW_HEADERS = 'authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name'
-const EXPOSE_HEADERS = 'www-authenticate, mcp-session-id, mcp-protocol-version'
+/** Headers an MCP browser client sends and must read (MCP transports, RFC 6750 challenges, RFC 9449 proofs and nonces). */
+const ALLOW_HEADERS = 'authorization, dpop, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id, mcp-method, mcp-name'
+const EXPOSE_HEADERS = 'www-authenticate, dpop-nonce, mcp-session-id, mcp-protocol-version'
 
 /**
  * CORS for the MCP endpoint: a browser-based client may read the challenge and the session

@@ -5,7 +5,14 @@
  * name here is public.
  */
 export { BearerAuth, MissingTokenError } from './bearer-auth.js'
-export type { BearerAuthOptions, BearerRequest, BearerErrorResponse } from './bearer-auth.js'
+export type { BearerAuthOptions, BearerRequest, BearerErrorResponse, DpopOptions, DpopAuthExtra } from './bearer-auth.js'
+export { verifyDpopProof, accessTokenHash } from './dpop-proof.js'
+export type { DpopProofCheck, VerifiedDpopProof } from './dpop-proof.js'
+export { MemoryDpopReplayCache } from './dpop-replay-cache.js'
+export type { DpopReplayCache, MemoryDpopReplayCacheOptions } from './dpop-replay-cache.js'
+export { RedisDpopReplayCache } from './redis-dpop-replay-cache.js'
+export { DpopNonces } from './dpop-nonces.js'
+export type { DpopNoncesOptions } from './dpop-nonces.js'
 export { createJwtVerifier } from './jwt-verifier.js'
 export type { JwtVerifierOptions } from './jwt-verifier.js'
 export { createIntrospectionVerifier } from './introspection-verifier.js'
@@ -17,7 +24,7 @@ export { protectedResourceMetadata } from './protected-resource-metadata.js'
 export type { ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
 export { protectedResourceMetadataEndpoint } from './metadata-endpoint.js'
 export { canonicalResourceUri, protectedResourceMetadataUrl } from './resource-uri.js'
-export { bearerChallenge } from './www-authenticate.js'
+export { bearerChallenge, challenge } from './www-authenticate.js'
 export { requireBearer } from './koa-bearer.js'
 export { discoverAuthorizationServer } from './discover-authorization-server.js'
 export type { AuthorizationServerInfo } from './discover-authorization-server.js'
@@ -28,5 +35,7 @@ export {
   InvalidRequestError,
   InvalidTokenError,
   InsufficientScopeError,
+  InvalidDpopProofError,
+  UseDpopNonceError,
   TemporarilyUnavailableError,
 } from '../errors.js'

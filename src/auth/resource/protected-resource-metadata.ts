@@ -9,6 +9,10 @@ export interface ProtectedResourceMetadataOptions {
   scopesSupported?: readonly string[]
   resourceName?: string
   resourceDocumentation?: string
+  /** JWS algorithms accepted on DPoP proofs (RFC 9728 §2, RFC 9449). */
+  dpopSigningAlgValuesSupported?: readonly string[]
+  /** Only DPoP-bound access tokens are accepted. */
+  dpopBoundAccessTokensRequired?: boolean
 }
 
 /**
@@ -23,5 +27,7 @@ export function protectedResourceMetadata(options: ProtectedResourceMetadataOpti
     bearer_methods_supported: ['header'],
     ...(options.resourceName !== undefined ? { resource_name: options.resourceName } : {}),
     ...(options.resourceDocumentation !== undefined ? { resource_documentation: options.resourceDocumentation } : {}),
+    ...(options.dpopSigningAlgValuesSupported !== undefined ? { dpop_signing_alg_values_supported: [...options.dpopSigningAlgValuesSupported] } : {}),
+    ...(options.dpopBoundAccessTokensRequired === true ? { dpop_bound_access_tokens_required: true } : {}),
   }
 }

@@ -8,13 +8,24 @@
  * // Bearer error="insufficient_scope", scope="mcp:admin", resource_metadata="https://…"
  */
 export function bearerChallenge(params: Readonly<Record<string, string | undefined>>): string {
+  return challenge('Bearer', params)
+}
+
+/**
+ * A challenge of any scheme (`DPoP` for RFC 9449 §7.1), with the same quoting rules.
+ *
+ * @example
+ * challenge('DPoP', { error: 'invalid_dpop_proof', algs: 'ES256 PS256' })
+ * // DPoP error="invalid_dpop_proof", algs="ES256 PS256"
+ */
+export function challenge(scheme: 'Bearer' | 'DPoP', params: Readonly<Record<string, string | undefined>>): string {
   const parts: string[] = []
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined) continue
     if (!/^[A-Za-z0-9_-]+$/.test(name)) throw new TypeError(`invalid challenge parameter name ${JSON.stringify(name)}`)
     parts.push(`${name}=${quote(value)}`)
   }
-  return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(', ')}`
 }
 
 function quote(value: string): string {

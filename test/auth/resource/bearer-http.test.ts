@@ -226,6 +226,8 @@ describe('protected resource metadata (RFC 9728)', () => {
         scopes_supported: ['mcp', 'mcp:admin'],
         bearer_methods_supported: ['header'],
         resource_name: 'test stack',
+        // DPoP accepted by default for clients that use it (issue 17), not required
+        dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'],
       })
     }
   })
