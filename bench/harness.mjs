@@ -76,11 +76,13 @@ export function startServer(args, timeoutMs) {
 /**
  * Runs `wrk -t1 -c<connections> -d<seconds>s --latency` on `core`, POSTing `body` ({id} replaced
  * per request) with `headers` to `url`. Only 2xx answers count as throughput; failures come beside it.
+ * Another wrk `script` (same RESULT line) may take more `env`.
  */
-export function runWrk({ url, connections, seconds, headers = {}, body, core = '0' }) {
-  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', POST_LUA, url]
+export function runWrk({ url, connections, seconds, headers = {}, body, core = '0', script = POST_LUA, env: extraEnv = {} }) {
+  const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '--latency', '-s', script, url]
   const env = {
     ...process.env,
+    ...extraEnv,
     WRK_BODY: body,
     WRK_HEADERS: Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)

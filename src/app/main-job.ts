@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import { hkdfSync, randomBytes } from 'node:crypto'
 import type { RequestListener } from 'node:http'
+import type { DpopOptions } from '../auth/resource/bearer-auth.js'
 import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
 import type { AuthorizationServerOptions, ResourceInput } from '../auth/server/options.js'
 import { defaults } from '../config/defaults.js'
@@ -32,6 +33,11 @@ export interface MainJobOptions {
   redis?: { url: string; prefix?: string }
   /** Trust X-Forwarded-* from a TLS-terminating proxy (host, scheme, client address). */
   trustProxy?: boolean
+  /**
+   * DPoP (RFC 9449) at the protected MCP server: always accepted for clients that use it; `required`
+   * refuses Bearer tokens, `nonces` asks proofs for a server nonce (shared by every node).
+   */
+  dpop?: { required?: boolean; nonces?: boolean }
 }
 
 export interface MainJob {
@@ -119,6 +125,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     resourceName: 'mcp-auth demo server',
     // Same process as the authorization server: a revoked grant's JWTs are refused at once.
     checkRevocation: (_token, info) => as.isRevoked(info.claims),
+    requireDpop: options.dpop?.required === true,
+    dpop: await dpopOptions(options, dataDir, redis),
     middleware: [as.middleware],
   })
   return {
@@ -138,4 +146,20 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await redis?.close()
     },
   }
+}
+
+/**
+ * The resource's DPoP settings: proofs remembered in Redis when the nodes share one (a proof
+ * replayed to another node is refused too), nonces keyed from the server's data key (HKDF, its own
+ * label) so every node accepts the nonce any node gave.
+ */
+async function dpopOptions(options: MainJobOptions, dataDir: string, redis: RedisConnection | undefined): Promise<DpopOptions> {
+  const replayCache = redis === undefined ? undefined : new (await import('../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis)
+  let nonces: DpopOptions['nonces']
+  if (options.dpop?.nonces === true) {
+    const { loadServerSecrets } = await import('../auth/server/server-secrets.js')
+    const { dataKey } = await loadServerSecrets(dataDir)
+    nonces = { secret: new Uint8Array(hkdfSync('sha256', Buffer.from(dataKey, 'base64url'), new Uint8Array(0), 'mcp-auth resource DPoP nonces', 32)) }
+  }
+  return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
 }

@@ -15,18 +15,19 @@ interface ClientKey {
   privateKey: CryptoKey
   jwk: JWK
   jkt: string
+  alg?: string
 }
 
 async function clientKey(alg = 'ES256'): Promise<ClientKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true })
   const jwk = await exportJWK(publicKey)
-  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256') }
+  return { privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256'), alg }
 }
 
 /** A proof as a client makes one; every claim can be changed. */
 function proof(key: ClientKey, claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
   return new SignJWT({ jti: randomUUID(), iat: Math.floor(Date.now() / 1000), ...claims })
-    .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: key.jwk, ...header })
+    .setProtectedHeader({ alg: key.alg ?? 'ES256', typ: 'dpop+jwt', jwk: key.jwk, ...header })
     .sign(key.privateKey)
 }
 
@@ -184,6 +185,38 @@ describe('DPoP at the resource server (accepted by default, Bearer still works)'
     })
     expect(leaky.status).toBe(401)
     expect(leaky.challenge).toContain('public jwk')
+  })
+
+  it('verifies proofs of every algorithm family it lists (ES384, ES512, PS256, RS256, EdDSA)', async () => {
+    for (const alg of ['ES384', 'ES512', 'PS256', 'RS256', 'EdDSA']) {
+      const other = await clientKey(alg)
+      const token = await accessToken(stack, other.jkt)
+      expect((await post(stack, await dpopHeaders(stack, other, token))).status, alg).toBe(200)
+      // the same key and claims, the signature of another proof: refused
+      const [h, p] = (await dpopHeaders(stack, other, token)).dpop!.split('.')
+      const s = (await dpopHeaders(stack, other, token)).dpop!.split('.')[2]
+      const forged = await post(stack, { authorization: `DPoP ${token}`, dpop: `${h}.${p}.${s}` })
+      expect(forged.challenge, alg).toContain('signature is invalid')
+    }
+  })
+
+  it('accepts a P-384 key with ES384 and refuses it under ES256', async () => {
+    const p384 = await clientKey('ES384')
+    const token = await accessToken(stack, p384.jkt)
+    const fitting = await post(stack, {
+      authorization: `DPoP ${token}`,
+      dpop: await proof(p384, { htm: 'POST', htu: `${stack.origin}/mcp`, ath: accessTokenHash(token) }, { alg: 'ES384', jwk: p384.jwk }),
+    })
+    expect(fitting.status).toBe(200)
+    const es256Header = await post(stack, {
+      authorization: `DPoP ${token}`,
+      // signed by the P-384 key but claiming ES256: the key is not of the algorithm's curve
+      dpop: (await proof(p384, { htm: 'POST', htu: `${stack.origin}/mcp`, ath: accessTokenHash(token) }, { alg: 'ES384' })).replace(
+        /^[^.]+/,
+        Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'dpop+jwt', jwk: p384.jwk })).toString('base64url'),
+      ),
+    })
+    expect(es256Header.challenge).toContain('does not fit its algorithm')
   })
 
   it('refuses an unbound token sent with the DPoP scheme', async () => {
