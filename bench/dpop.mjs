@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { benchKeys, ISSUER } from './stateless/tokens.mjs'
 import { machineLine, writeSection } from './report.mjs'
 import {
   cpuPerRequest,
@@ -44,8 +45,6 @@ const MODES = [
 ]
 const WARMUP_SECONDS = 3
 const START_TIMEOUT_MS = 10_000
-const ISSUER = 'https://as.bench.invalid'
-const KID = 'bench-es256'
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const DIST = here('../dist/app/protected-mcp-app.js')
 const DPOP_LUA = here('./wrk/dpop.lua')
@@ -54,25 +53,14 @@ const POST_LUA = here('./wrk/post.lua')
 requireWrk('bench:dpop')
 if (!existsSync(DIST)) throw new Error('dist/ not built (npm run build)')
 
-const asKey = await generateKeyPair('ES256')
-const JWKS = JSON.stringify({ keys: [{ ...(await exportJWK(asKey.publicKey)), kid: KID, alg: 'ES256', use: 'sig' }] })
+const { jwks: JWKS, mint: mintFor } = await benchKeys()
 const clientKey = await generateKeyPair('ES256')
 const clientJwk = await exportJWK(clientKey.publicKey)
 const jkt = await calculateJwkThumbprint(clientJwk, 'sha256')
 const dir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-dpop-'))
 
 /** An RFC 9068 access token for `resource`, bound to the client's key when `bound`. */
-function mint(resource, bound) {
-  const now = Math.floor(Date.now() / 1000)
-  return new SignJWT({ client_id: 'bench-client', scope: 'mcp', ...(bound ? { cnf: { jkt } } : {}) })
-    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: KID })
-    .setIssuer(ISSUER)
-    .setAudience(resource)
-    .setSubject('bench-user')
-    .setIssuedAt(now)
-    .setExpirationTime(now + 3600)
-    .sign(asKey.privateKey)
-}
+const mint = (resource, bound) => mintFor(resource, bound ? { cnf: { jkt } } : {})
 
 /** `count` proofs for POST `url` covering `token`, in a file wrk reads. */
 async function proofFile(url, token, count) {

@@ -11,9 +11,9 @@ const KID = 'bench-es256'
 export async function benchKeys() {
   const { privateKey, publicKey } = await generateKeyPair('ES256')
   const stranger = (await generateKeyPair('ES256')).privateKey
-  const sign = (resource, key) => {
+  const sign = (resource, key, claims = {}) => {
     const now = Math.floor(Date.now() / 1000)
-    return new SignJWT({ client_id: 'bench-client', scope: 'mcp' })
+    return new SignJWT({ client_id: 'bench-client', scope: 'mcp', ...claims })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: KID })
       .setIssuer(ISSUER)
       .setAudience(resource)
@@ -24,8 +24,8 @@ export async function benchKeys() {
   }
   return {
     jwks: JSON.stringify({ keys: [{ ...(await exportJWK(publicKey)), kid: KID, alg: 'ES256', use: 'sig' }] }),
-    /** An access token for `resource`, valid for an hour. */
-    mint: (resource) => sign(resource, privateKey),
+    /** An access token for `resource`, valid for an hour (more claims, e.g. `cnf`, when given). */
+    mint: (resource, claims) => sign(resource, privateKey, claims),
     /** The same token signed by a key the servers do not know: they must refuse it. */
     mintForged: (resource) => sign(resource, stranger),
   }
