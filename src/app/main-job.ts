@@ -1,4 +1,4 @@
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { RequestListener } from 'node:http'
 import type { DpopOptions } from '../auth/resource/bearer-auth.js'
 import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
@@ -157,9 +157,8 @@ async function dpopOptions(options: MainJobOptions, dataDir: string, redis: Redi
   const replayCache = redis === undefined ? undefined : new (await import('../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis)
   let nonces: DpopOptions['nonces']
   if (options.dpop?.nonces === true) {
-    const { loadServerSecrets } = await import('../auth/server/server-secrets.js')
-    const { dataKey } = await loadServerSecrets(dataDir)
-    nonces = { secret: new Uint8Array(hkdfSync('sha256', Buffer.from(dataKey, 'base64url'), new Uint8Array(0), 'mcp-auth resource DPoP nonces', 32)) }
+    const { deriveSecret, loadServerSecrets } = await import('../auth/server/server-secrets.js')
+    nonces = { secret: deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth resource DPoP nonces') }
   }
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
 }

@@ -39,7 +39,7 @@ import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
 import { registrationCors } from './registration-cors.js'
 import { SecretBox } from './secret-box.js'
-import { loadServerSecrets, secretsDigest } from './server-secrets.js'
+import { deriveSecret, loadServerSecrets, secretsDigest } from './server-secrets.js'
 import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 
@@ -167,6 +167,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       consents,
       scopes,
       upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
+      dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
     }),
   )
   provider.proxy = options.trustProxy

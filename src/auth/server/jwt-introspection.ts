@@ -32,6 +32,8 @@ export function jwtIntrospection(options: { path: string; issuer: string; jwks: 
     if (options.revocations.isRevoked(payload['gid'])) return
     if (caller.clientAuthMethod === 'none' && payload['client_id'] !== caller.clientId) return
     const { gid: _gid, ...claims } = payload
-    ctx.body = { ...claims, active: true, token_type: 'Bearer' }
+    // a DPoP-bound token says so, and its `cnf` (claims) names the key (RFC 9449 §6.2)
+    const bound = typeof (payload['cnf'] as { jkt?: unknown } | undefined)?.jkt === 'string'
+    ctx.body = { ...claims, active: true, token_type: bound ? 'DPoP' : 'Bearer' }
   }
 }

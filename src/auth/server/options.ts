@@ -31,6 +31,8 @@ export const resourceSchema = z.strictObject({
   tokenFormat: z.enum(['jwt', 'opaque']).optional(),
   /** Lifetime (seconds) of access tokens for this resource; default `ttl.accessToken`. */
   accessTokenTtlSeconds: seconds.optional(),
+  /** Issue tokens for this resource only to token requests with a DPoP proof (RFC 9449): every token is bound. */
+  requireDpop: z.boolean().optional(),
 })
 
 export type ResourceInput = z.input<typeof resourceSchema>
@@ -170,6 +172,8 @@ export interface ResolvedResource {
   tokenFormat: 'jwt' | 'opaque'
   /** Seconds; absent: the server's `ttl.accessToken`. */
   accessTokenTtlSeconds?: number
+  /** Tokens only with a DPoP proof. */
+  requireDpop?: boolean
 }
 
 /**
@@ -193,6 +197,7 @@ export function resolveResource(input: ResourceInput): ResolvedResource {
     tokenFormat: resource.tokenFormat ?? 'jwt',
     ...(resource.name !== undefined ? { name: resource.name } : {}),
     ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resource.accessTokenTtlSeconds } : {}),
+    ...(resource.requireDpop === true ? { requireDpop: true } : {}),
   }
 }
 

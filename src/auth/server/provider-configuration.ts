@@ -22,6 +22,8 @@ export interface ProviderConfigurationDeps {
   scopes: ScopePolicy
   /** With delegated login: whether the account must sign in at the upstream again (its upstream session ended). */
   upstreamLoginNeeded?: (accountId: string) => Promise<boolean>
+  /** 32 bytes every node shares: the key of oidc-provider's DPoP nonces. */
+  dpopNonceSecret: Buffer
 }
 
 /** RFC 7591 metadata MCP clients send that we keep (and hang our redirect policy on). */
@@ -70,6 +72,8 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     jwks: deps.jwks as Configuration['jwks'],
     routes: { ...a.routes },
     pkce: { required: () => true },
+    // the proof algorithms our resource servers accept too (asymmetric only)
+    enabledJWA: { dPoPSigningAlgValues: [...defaults.resourceServer.dpop.algorithms] as NonNullable<Configuration['enabledJWA']>['dPoPSigningAlgValues'] },
     features: {
       devInteractions: { enabled: false },
       registration: {
@@ -79,6 +83,10 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       },
       registrationManagement: { enabled: options.registration.enabled, rotateRegistrationAccessToken: true },
       clientCredentials: { enabled: true },
+      // RFC 9449: a token request with a proof gets tokens bound to its key (cnf.jkt, token_type
+      // DPoP; a public client's refresh token too); replayed proofs are refused through the
+      // adapter's ReplayDetection records, which every node shares
+      dPoP: { enabled: true, nonceSecret: deps.dpopNonceSecret, requireNonce: () => a.dpop.requireNonce },
       introspection: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
@@ -118,6 +126,11 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           const resource = deps.scopes.resource(indicator)
           if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
           let scope = resource.scopes.join(' ')
+          // a resource that takes bound tokens only: a token request without a proof gets nothing
+          // (a proof that is there was checked before resources are resolved)
+          if (resource.requireDpop === true && ctx.oidc?.route === 'token' && !ctx.get('DPoP')) {
+            throw new errors.InvalidDpopProof(`tokens for ${indicator} are DPoP-bound only: send a DPoP proof`)
+          }
           if (ctx.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'client_credentials') {
             // Registration already refuses this; a client from a document or an old store must not slip through.
             if (client.clientAuthMethod === 'none')

@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, hkdfSync, randomBytes } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
 import { createPrivateFile, readJsonFile } from '../../storage/private-file.js'
 
@@ -55,4 +55,12 @@ export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets>
 export function secretsDigest(secrets: ServerSecrets): string {
   const canonical = JSON.stringify([secrets.cookieKeys, secrets.dataKey, secrets.csrfKey])
   return createHash('sha256').update(`mcp-auth secrets v1\n${canonical}`).digest('base64url')
+}
+
+/**
+ * A 32-byte key of its own for one purpose (HKDF-SHA256 of the data key, the purpose as label):
+ * every node with the same secrets derives the same, and no purpose learns another's key.
+ */
+export function deriveSecret(secrets: Pick<ServerSecrets, 'dataKey'>, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secrets.dataKey, 'base64url'), new Uint8Array(0), purpose, 32))
 }
