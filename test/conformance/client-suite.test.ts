@@ -3,7 +3,7 @@
  * `@modelcontextprotocol/conformance` that is not an extension (2025-03-26 … 2026-07-28), one at
  * a time, against our conformance client (test/conformance/conformance-client.mjs: our McpClient,
  * HTTP transport and login helper), with no expected-failures baseline. The scenario list is
- * read from the package.
+ * read from the package; the extension scenarios we implement (DPoP, the JWT bearer grant) run too.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -35,6 +35,12 @@ function runScenario(scenario: string): Promise<{ code: number | null; output: s
   })
 }
 
+/**
+ * Extension scenarios we implement (issue 17): DPoP (SEP-1932) with and without server nonces,
+ * and workload identity federation's JWT bearer grant (SEP-1933).
+ */
+const EXTENSIONS = ['auth/dpop', 'auth/dpop-nonce', 'auth/wif-jwt-bearer']
+
 const scenarios = clientScenarios()
 
 describe('conformance client scenarios', () => {
@@ -45,7 +51,12 @@ describe('conformance client scenarios', () => {
     expect(scenarios).not.toContain('auth/dpop')
   })
 
-  it.each(scenarios)(
+  it('lists the extension scenarios we run beside them', () => {
+    const listed = spawnSync(process.execPath, ['--import', SHIM, CONFORMANCE, 'list', '--client'], { encoding: 'utf8' }).stdout
+    for (const scenario of EXTENSIONS) expect(listed).toContain(`- ${scenario} [`)
+  })
+
+  it.each([...scenarios, ...EXTENSIONS])(
     'passes %s',
     async (scenario) => {
       const { code, output } = await runScenario(scenario)

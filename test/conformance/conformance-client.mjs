@@ -11,6 +11,7 @@ import { McpClient } from '../../dist/client/index.js'
 import { StreamableHttpClientTransport } from '../../dist/transports/http-client/index.js'
 import { McpOAuth } from '../../dist/auth/client/mcp-oauth.js'
 import { ClientCredentialsAuth } from '../../dist/auth/client/client-credentials-auth.js'
+import { JwtBearerAuth } from '../../dist/auth/client/jwt-bearer-auth.js'
 import { FileTokenStore } from '../../dist/auth/client/token-store.js'
 import { crossAppAccessToken } from '../../dist/auth/client/cross-app-access.js'
 
@@ -92,6 +93,12 @@ try {
       ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
       ...(context.private_key_pem ? { privateKeyPem: context.private_key_pem, algorithm: context.signing_algorithm ?? 'ES256' } : {}),
     })
+    const client = await connect(auth.fetch)
+    await client.listTools()
+    await client.close()
+  } else if (scenario === 'auth/wif-jwt-bearer') {
+    // the workload's platform token (here from the scenario's context), exchanged with the JWT bearer grant
+    const auth = new JwtBearerAuth(serverUrl, { clientId: context.client_id, assertion: () => context.valid_jwt })
     const client = await connect(auth.fetch)
     await client.listTools()
     await client.close()

@@ -4,18 +4,11 @@
  * registration → PKCE with our login and consent forms → RFC 9207 `iss` check → token, then
  * calls a tool statelessly with the bearer token.
  */
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startMainJob } from '../helpers/cli-process.js'
 import { formLogin } from '../helpers/form-login.js'
+import { MemoryProvider } from '../helpers/sdk-v2-provider.js'
 
 const PASSWORD = 'sdk v2 oauth e2e password'
 const REDIRECT_URI = 'http://127.0.0.1:43118/callback'
@@ -33,51 +26,9 @@ afterAll(async () => {
   await stop?.()
 })
 
-class MemoryProvider implements OAuthClientProvider {
-  readonly authorizationUrls: URL[] = []
-  #client: StoredOAuthClientInformation | undefined
-  #tokens: StoredOAuthTokens | undefined
-  #verifier: string | undefined
-
-  get redirectUrl(): string {
-    return REDIRECT_URI
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'sdk v2 e2e',
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    }
-  }
-  clientInformation(): StoredOAuthClientInformation | undefined {
-    return this.#client
-  }
-  saveClientInformation(info: StoredOAuthClientInformation): void {
-    this.#client = info
-  }
-  tokens(): StoredOAuthTokens | undefined {
-    return this.#tokens
-  }
-  saveTokens(tokens: StoredOAuthTokens): void {
-    this.#tokens = tokens
-  }
-  redirectToAuthorization(url: URL): void {
-    this.authorizationUrls.push(url)
-  }
-  saveCodeVerifier(verifier: string): void {
-    this.#verifier = verifier
-  }
-  codeVerifier(): string {
-    if (this.#verifier === undefined) throw new Error('no code verifier saved')
-    return this.#verifier
-  }
-}
-
 describe('SDK v2 OAuth client pinned to 2026-07-28 ↔ mcp-auth start', () => {
   it('logs in from the bare MCP URL and calls whoami on the stateless path with its token', async () => {
-    const provider = new MemoryProvider()
+    const provider = new MemoryProvider({ redirectUri: REDIRECT_URI, clientName: 'sdk v2 e2e' })
     const mcpUrl = new URL(`${origin}/mcp`)
     const client = new Client({ name: 'sdk-v2-oauth', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })

@@ -110,9 +110,9 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM
  * ephemeral port with its own data directory and demo password; `stop` ends it and removes the
  * directory.
  */
-export async function startMainJob(password: string, prefix = 'mcp-auth-main-job-'): Promise<{ origin: string; dataDir: string; stop(): Promise<void> }> {
+export async function startMainJob(password: string, prefix = 'mcp-auth-main-job-', args: string[] = []): Promise<{ origin: string; dataDir: string; stop(): Promise<void> }> {
   const dataDir = await mkdtemp(join(tmpdir(), prefix))
-  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir], { env: { MCP_AUTH_DEMO_PASSWORD: password } })
+  const started = await startCli(['start', '--port', '0', '--data-dir', dataDir, ...args], { env: { MCP_AUTH_DEMO_PASSWORD: password } })
   return {
     origin: new URL(started.url).origin,
     dataDir,

@@ -9,15 +9,18 @@ export interface TestResource {
   url: string
   /** What the metadata says; change it to move the resource to another authorization server. */
   metadata: { resource: string; authorization_servers: string[]; scopes_supported?: string[] }
-  /** Every bearer token presented to `/mcp`, in order. */
+  /** Every access token presented to `/mcp` (Bearer or DPoP scheme), in order. */
   bearers: string[]
+  /** The scheme of each presented token, in the same order. */
+  schemes: string[]
   close(): Promise<void>
 }
 
 /**
  * A protected resource on node:http for login-helper tests. It publishes RFC 9728 metadata at the
  * path-aware address (`metadata`, mutable) and answers `POST /mcp` with 200 only for a JWT access
- * token whose `iss` is the authorization server the metadata currently names; anything else gets
+ * token whose `iss` is the authorization server the metadata currently names, with the Bearer or
+ * the DPoP scheme (proofs are not checked here: test/auth/resource does that); anything else gets
  * a 401 challenge pointing at the metadata. It is not an MCP server: tests drive the login
  * helper's `fetch` directly, so they do not depend on the MCP client.
  */
@@ -34,8 +37,12 @@ export async function startTestResource(options: { authorizationServer?: string;
       res.writeHead(404).end()
       return
     }
-    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
-    if (bearer !== undefined) resource.bearers.push(bearer)
+    const presented = /^(Bearer|DPoP) (.+)$/.exec(req.headers.authorization ?? '')
+    const bearer = presented?.[2]
+    if (bearer !== undefined) {
+      resource.bearers.push(bearer)
+      resource.schemes.push(presented![1]!)
+    }
     if (bearer !== undefined && issuerOf(bearer) === resource.metadata.authorization_servers[0]) {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
       return
@@ -56,6 +63,7 @@ export async function startTestResource(options: { authorizationServer?: string;
       ...(options.scopes ? { scopes_supported: options.scopes } : {}),
     },
     bearers: [],
+    schemes: [],
     close: listening.close,
   }
   return state.resource

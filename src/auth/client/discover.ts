@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi'
 import { defaults } from '../../config/defaults.js'
-import { bearerParams } from './parse-www-authenticate.js'
+import { challengeParams } from './parse-www-authenticate.js'
 import { authorizationServerMetadataUrls } from '../authorization-server-metadata-urls.js'
 import { canonicalResourceUri, protectedResourceMetadataUrl } from '../resource/resource-uri.js'
 import { resourceIdentifiesServer } from './resource-identifies-server.js'
@@ -57,7 +57,7 @@ export function canonicalServerUri(url: string | URL): string {
  */
 export async function discoverResourceMetadata(serverUrl: string, challenge: string | null | undefined, fetchImpl: typeof fetch = fetch): Promise<ResourceMetadata | undefined> {
   const url = new URL(serverUrl)
-  const fromChallenge = bearerParams(challenge)?.['resource_metadata']
+  const fromChallenge = challengeParams(challenge)?.['resource_metadata']
   const candidates = [
     ...(fromChallenge !== undefined ? [fromChallenge] : []),
     protectedResourceMetadataUrl(canonicalServerUri(url)),
@@ -136,7 +136,7 @@ export async function discoverAuthorization(serverUrl: string, challenge: string
   const named = namedAuthorization(serverUrl, resourceMetadata)
   if (named === undefined) throw new DiscoveryError(`the protected resource metadata of ${serverUrl} names no authorization server`)
   const { issuer, resource } = named
-  const challengeScope = bearerParams(challenge)?.['scope']
+  const challengeScope = challengeParams(challenge)?.['scope']
   const scope = challengeScope ?? resourceMetadata?.scopes_supported?.join(' ')
   let server: oauth.AuthorizationServer | undefined
   try {

@@ -7,8 +7,9 @@ import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { clientConfiguration } from './client-configuration.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
+import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
 import { startLoopbackCallback } from './loopback-callback.js'
-import { bearerParams } from './parse-www-authenticate.js'
+import { challengeParams } from './parse-www-authenticate.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
@@ -89,6 +90,8 @@ export class McpOAuth {
    * server asked): lets a valid stored token be used while the authorization server is down.
    */
   #bound: { issuer: string; resource: string } | undefined
+  /** DPoP keys by issuer, loaded (or made and stored) once. */
+  readonly #dpopKeys = new Map<string, Promise<DpopKey>>()
 
   constructor(serverUrl: string, options: McpOAuthOptions) {
     this.#serverUrl = serverUrl
@@ -109,7 +112,7 @@ export class McpOAuth {
       response = await this.#send(input, init, tokens)
     }
     for (let stepUps = 0; response.status === 403 && stepUps < defaults.oauthClient.maxStepUps; stepUps++) {
-      const params = bearerParams(response.headers.get('www-authenticate'))
+      const params = challengeParams(response.headers.get('www-authenticate'))
       if (params?.['error'] !== 'insufficient_scope') break
       const wanted = new Set([...(tokens?.scope?.split(' ') ?? []), ...(params['scope']?.split(' ') ?? [])].filter(Boolean))
       const stepUp = await this.#loginInFetch({ scope: [...wanted].join(' '), challenge: null })
@@ -185,8 +188,35 @@ export class McpOAuth {
     return { issuer: discovered.server.issuer, resource: discovered.resource }
   }
 
-  #send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, tokens: StoredTokens | undefined): Promise<Response> {
+  async #send(input: Parameters<typeof fetch>[0], init: RequestInit | undefined, tokens: StoredTokens | undefined): Promise<Response> {
+    const issuer = this.#discovered?.server.issuer ?? this.#bound?.issuer
+    if (tokens !== undefined && tokens.token_type?.toLowerCase() === 'dpop' && issuer !== undefined) {
+      return fetchWithDpop(this.#fetch, input, init, tokens.access_token, await this.#dpopKey(issuer))
+    }
     return fetchWithBearer(this.#fetch, input, init, tokens?.access_token)
+  }
+
+  /** The DPoP key for an issuer: the stored one, else a new one stored (one per issuer, kept with the tokens). */
+  #dpopKey(issuer: string): Promise<DpopKey> {
+    let key = this.#dpopKeys.get(issuer)
+    if (key === undefined) {
+      const store = this.#options.store
+      const stored = store.dpopKey !== undefined ? store.dpopKey(issuer, () => generateDpopKey()) : generateDpopKey()
+      key = stored.then((found) => DpopKey.load(found))
+      // a failure is not remembered: the next request tries again
+      key.catch(() => this.#dpopKeys.delete(issuer))
+      this.#dpopKeys.set(issuer, key)
+    }
+    return key
+  }
+
+  /**
+   * openid-client's DPoP option for a token request: with a proof of our key when the server lists
+   * our algorithm (RFC 9449 §5), or when the tokens being refreshed are bound.
+   */
+  async #dpopOption(server: oauth.AuthorizationServer, config: client.Configuration, bound = false): Promise<client.DPoPOptions | undefined> {
+    if (!bound && !serverSupportsDpop(server)) return undefined
+    return { DPoP: client.getDPoPHandle(config, (await this.#dpopKey(server.issuer)).keyPair) }
   }
 
   /** Discovery for this challenge, cached unless `fresh` (the metadata may have changed since). */
@@ -274,7 +304,7 @@ export class McpOAuth {
       const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
       if (registration === undefined || stale.refresh_token === undefined) throw new McpOAuthError('token', 'nothing to refresh with')
       const config = this.#configuration(server, registration)
-      const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource })
+      const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource }, await this.#dpopOption(server, config, stale.token_type?.toLowerCase() === 'dpop'))
       const tokens = toStored(response, stale)
       await store.setTokens(server.issuer, resource, tokens)
       return tokens
@@ -335,7 +365,13 @@ export class McpOAuth {
       })
       let response
       try {
-        response = await client.authorizationCodeGrant(config, returned, { pkceCodeVerifier: verifier, expectedState: state }, { resource, redirect_uri: callback.redirectUri })
+        response = await client.authorizationCodeGrant(
+          config,
+          returned,
+          { pkceCodeVerifier: verifier, expectedState: state },
+          { resource, redirect_uri: callback.redirectUri },
+          await this.#dpopOption(server, config),
+        )
       } catch (error) {
         throw new McpOAuthError('authorization', `the login did not complete: ${oauthRefusal(error, server.issuer)}`, { cause: error })
       }

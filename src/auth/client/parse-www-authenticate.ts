@@ -92,3 +92,14 @@ export function bearerParams(header: string | null | undefined): Record<string, 
   if (!header) return undefined
   return parseWwwAuthenticate(header).find((challenge) => challenge.scheme === 'bearer')?.params
 }
+
+/**
+ * The parameters of the challenge a resource server answers an MCP client with: its Bearer
+ * challenge, else its DPoP one (RFC 9449 §7.1: a DPoP-only resource, or a refusal of a DPoP
+ * request, challenges with DPoP, carrying the same `resource_metadata`, `scope` and `error`).
+ */
+export function challengeParams(header: string | null | undefined): Record<string, string> | undefined {
+  if (!header) return undefined
+  const challenges = parseWwwAuthenticate(header)
+  return (challenges.find((challenge) => challenge.scheme === 'bearer') ?? challenges.find((challenge) => challenge.scheme === 'dpop'))?.params
+}

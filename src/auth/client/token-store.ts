@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import { acquireFileLock, StorageLockedError } from '../../storage/file-lock.js'
 import { ensurePrivateDir, readJsonFile, writePrivateFile } from '../../storage/private-file.js'
+import type { StoredDpopKey } from './dpop.js'
 
 /** A client registration at one authorization server (never reused at another). */
 export interface StoredClient {
@@ -43,12 +44,20 @@ export interface TokenStore {
    * concurrent refreshes redeems a rotating refresh token.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
+  /**
+   * The client's DPoP key for an authorization server (RFC 9449): the stored one, else `create()`'s,
+   * stored first (the first of racing processes wins, and all use its key). Optional: a store
+   * without it gives a key per process (DPoP-bound refresh tokens then do not outlive it).
+   */
+  dpopKey?(issuer: string, create: () => Promise<StoredDpopKey>): Promise<StoredDpopKey>
 }
 
 interface StoreFile {
   version: 1
   clients: Record<string, StoredClient>
   tokens: Record<string, StoredTokens>
+  /** Private DPoP keys by issuer (the file is 0600). */
+  dpopKeys?: Record<string, StoredDpopKey>
 }
 
 const key = (issuer: string, resource: string): string => JSON.stringify([issuer, resource])
@@ -85,7 +94,7 @@ export class FileTokenStore implements TokenStore {
     const data = await readJsonFile<StoreFile>(this.#file)
     if (data === undefined) return { version: 1, clients: {}, tokens: {} }
     if (data.version !== 1) throw new Error(`${this.#file} has an unknown format version`)
-    return { version: 1, clients: data.clients ?? {}, tokens: data.tokens ?? {} }
+    return { version: 1, clients: data.clients ?? {}, tokens: data.tokens ?? {}, ...(data.dpopKeys !== undefined ? { dpopKeys: data.dpopKeys } : {}) }
   }
 
   async #update(change: (data: StoreFile) => void): Promise<void> {
@@ -119,6 +128,20 @@ export class FileTokenStore implements TokenStore {
     await this.#update((data) => {
       data.tokens[key(issuer, resource)] = tokens
     })
+  }
+
+  async dpopKey(issuer: string, create: () => Promise<StoredDpopKey>): Promise<StoredDpopKey> {
+    const found = (await this.#read()).dpopKeys?.[issuer]
+    if (found !== undefined) return found
+    const created = await create()
+    let kept = created
+    await this.#update((data) => {
+      // another process may have stored one meanwhile: its key is the one
+      const stored = data.dpopKeys?.[issuer]
+      if (stored !== undefined) kept = stored
+      else data.dpopKeys = { ...data.dpopKeys, [issuer]: created }
+    })
+    return kept
   }
 
   async deleteTokens(issuer: string, resource: string): Promise<void> {

@@ -12,7 +12,7 @@ export const startCommand: Command = {
   summary: 'run the main job: the authorization server and the protected demo MCP server on one origin',
   usage: `
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
-                     [--redis URL] [--issuer URL] [--host H] [--trust-proxy]
+                     [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -34,6 +34,9 @@ ${redisUsage(19)}
   --host H         interface to listen on (default: loopback, 127.0.0.1 and ::1); behind a proxy on
                    another machine, a private address
   --trust-proxy    trust X-Forwarded-* from a TLS-terminating proxy (only when it overwrites them)
+  --require-dpop   the MCP server accepts DPoP-bound tokens only (RFC 9449); by default it accepts
+                   them beside Bearer tokens, for clients that use DPoP
+  --dpop-nonces    DPoP proofs at the MCP server must carry its nonce (DPoP-Nonce, shared by every node)
   -h, --help       show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 Several processes on one Redis behind a load balancer: docs/deployment.md.
@@ -47,6 +50,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     issuer: { type: 'string' },
     host: { type: 'string' },
     'trust-proxy': { type: 'boolean' },
+    'require-dpop': { type: 'boolean' },
+    'dpop-nonces': { type: 'boolean' },
   },
   async run(values) {
     // PORT as npm users expect it (npm start with PORT=4001), --port first
@@ -73,6 +78,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       resources: (values.resource as unknown as string[] | undefined) ?? [],
       ...(redis !== undefined ? { redis } : {}),
       ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
+      dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
       ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
       onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
     })

@@ -51,8 +51,9 @@ function observingFetch(editMetadata?: (metadata: Record<string, unknown>) => vo
   const paths: string[] = []
   const observing = async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input))
-    paths.push(url.pathname)
     const response = await fetch(input, init)
+    // a DPoP nonce challenge at the token endpoint (answered at once with the nonce) is told apart
+    paths.push(url.pathname === '/token' && response.status === 400 && response.headers.has('dpop-nonce') ? '/token (DPoP nonce challenge)' : url.pathname)
     if (editMetadata === undefined || url.pathname !== '/.well-known/oauth-authorization-server') return response
     const metadata = (await response.json()) as Record<string, unknown>
     editMetadata(metadata)

@@ -46,10 +46,15 @@ function countingFetch() {
   const counter = Object.assign(
     async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       const url = new URL(input instanceof Request ? input.url : String(input))
-      if (url.pathname === '/token') counter.tokenRequests += 1
-      return fetch(input, init)
+      const response = await fetch(input, init)
+      // a DPoP nonce challenge (400 use_dpop_nonce, retried at once with the nonce) is not a second refresh
+      if (url.pathname === '/token') {
+        if (response.status === 400 && response.headers.has('dpop-nonce')) counter.nonceChallenges += 1
+        else counter.tokenRequests += 1
+      }
+      return response
     },
-    { tokenRequests: 0 },
+    { tokenRequests: 0, nonceChallenges: 0 },
   )
   return counter
 }
