@@ -1,3 +1,4 @@
+import { JwtBearerAuth } from '../auth/client/jwt-bearer-auth.js'
 import { McpOAuth } from '../auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
@@ -15,7 +16,12 @@ export const CLIENT_OPTIONS = {
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
   'client-metadata-url': { type: 'string' },
+  'jwt-bearer-assertion-file': { type: 'string' },
+  'jwt-bearer-assertion-env': { type: 'string' },
 } as const
+
+/** What the client commands need of an authentication: the login helper's, or a workload's. */
+export type CliAuth = Pick<McpOAuth, 'fetch' | 'ensureLogin' | 'loginAsked'>
 
 export const CLIENT_USAGE = `
 Login options (any command that may need to log in):
@@ -27,6 +33,12 @@ Login options (any command that may need to log in):
   --client-secret SECRET  its secret, if it is confidential
   --client-metadata-url URL
                           this client's metadata document URL (used when the server supports it)
+Workload options (no browser: a JWT the platform issued is the grant, RFC 7523):
+  --jwt-bearer-assertion-file FILE
+                          the assertion (a JWT) in FILE, read again for every new token
+  --jwt-bearer-assertion-env VAR
+                          the assertion in the environment variable VAR
+                          (with --client-id, and --client-secret for a confidential client)
 `
 
 export function serverUrl(positional: string | undefined): string {
@@ -37,6 +49,24 @@ export function serverUrl(positional: string | undefined): string {
     throw new UsageError('MCP servers are reached over https (http only on loopback hosts)')
   }
   return url.href
+}
+
+/**
+ * The authentication of a command that talks to an MCP server: a workload's JWT bearer grant when
+ * an assertion option is given (no browser ever: a refused assertion is an error, not a login to
+ * ask for), else the login helper ({@link cliAuth}).
+ */
+export function cliClientAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): CliAuth {
+  const file = values['jwt-bearer-assertion-file']
+  const env = values['jwt-bearer-assertion-env']
+  if (typeof file !== 'string' && typeof env !== 'string') return cliAuth(url, values, options)
+  if (typeof file === 'string' && typeof env === 'string') throw new UsageError('give the assertion in a file or in a variable, not both')
+  const workload = new JwtBearerAuth(url, {
+    ...(typeof file === 'string' ? { assertionFile: file } : { assertionEnv: env as string }),
+    ...(typeof values['client-id'] === 'string' ? { clientId: values['client-id'] } : {}),
+    ...(typeof values['client-secret'] === 'string' ? { clientSecret: values['client-secret'] } : {}),
+  })
+  return { fetch: workload.fetch, ensureLogin: async () => {}, loginAsked: async () => false }
 }
 
 /**
@@ -76,7 +106,7 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
  * login the server asks for happens first, so the browser wait does not count against the first
  * MCP request's timeout; one it asks for on the way (a refused token) happens between attempts.
  */
-export async function connectClient(url: string, auth: McpOAuth, options: { signal?: AbortSignal; requestTimeoutMs?: number | undefined } = {}): Promise<McpClient> {
+export async function connectClient(url: string, auth: CliAuth, options: { signal?: AbortSignal; requestTimeoutMs?: number | undefined } = {}): Promise<McpClient> {
   await auth.ensureLogin()
   const { signal, requestTimeoutMs } = options
   return withLogin(auth, async () => {

@@ -1,6 +1,6 @@
-import type { McpOAuth } from '../auth/client/mcp-oauth.js'
 import { defaults } from '../config/defaults.js'
 import { HttpTransportError } from '../transports/http/http-transport-error.js'
+import type { CliAuth } from './client-auth.js'
 
 /**
  * Runs an MCP exchange with the browser logins it needs outside it. A request the server refused
@@ -9,7 +9,7 @@ import { HttpTransportError } from '../transports/http/http-transport-error.js'
  * with fresh request timeouts. The refused request was not carried out, so sending it again is
  * safe. At most one login plus `maxStepUps` step-ups per exchange, as in the login helper.
  */
-export async function withLogin<T>(auth: McpOAuth, exchange: () => Promise<T>): Promise<T> {
+export async function withLogin<T>(auth: CliAuth, exchange: () => Promise<T>): Promise<T> {
   for (let logins = 0; ; logins++) {
     try {
       return await exchange()

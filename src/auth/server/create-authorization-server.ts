@@ -40,6 +40,7 @@ import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
 import { registrationCors } from './registration-cors.js'
 import { SecretBox } from './secret-box.js'
 import { deriveSecret, loadServerSecrets, secretsDigest } from './server-secrets.js'
+import { registerJwtBearerGrant } from './jwt-bearer-grant.js'
 import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 
@@ -174,6 +175,19 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
   registeredScopeCapsClientCredentialsOnly(provider)
+  if (options.jwtBearer !== undefined) {
+    const issuer = options.issuer.href.replace(/\/$/, '')
+    registerJwtBearerGrant({
+      provider,
+      options: options.jwtBearer,
+      audiences: [issuer, `${issuer}${defaults.authServer.routes.token}`],
+      accounts,
+      scopes,
+      accessTokenAlg: options.accessTokenAlg,
+      defaultResource: options.resources[0]!.uri,
+      ...(options.fetch !== undefined ? { fetch: options.fetch as typeof fetch } : {}),
+    })
+  }
   bindClientSecretMethod(provider)
   revocations.listen(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.

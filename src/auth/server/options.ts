@@ -68,6 +68,26 @@ export const authorizationServerOptionsSchema = z.strictObject({
     })
     .optional(),
   clientIdMetadataDocuments: z.strictObject({ enabled: z.boolean().optional(), allowPrivateAddresses: z.boolean().optional() }).optional(),
+  /**
+   * The JWT bearer grant (RFC 7523 §2.1) for workloads: assertions from these issuers only, each
+   * with its keys (`jwks`, `jwksUri`, or its discovery document), and each subject mapped to the
+   * client it acts as or the account it acts for. Off when absent.
+   */
+  jwtBearer: z
+    .strictObject({
+      issuers: z
+        .array(
+          z.strictObject({
+            issuer: z.string().refine((value) => URL.canParse(value), 'issuer must be a URL'),
+            jwks: z.strictObject({ keys: z.array(z.looseObject({ kty: z.string() })).min(1) }).optional(),
+            jwksUri: serverUrl('jwksUri').optional(),
+            /** Subject (`sub`) → `{ client: clientId }` (a machine client's token) or `{ account: username }` (a token for that account). */
+            subjects: z.record(z.string().min(1), z.union([z.strictObject({ client: z.string().min(1) }), z.strictObject({ account: z.string().min(1) })])),
+          }),
+        )
+        .min(1),
+    })
+    .optional(),
   /** Delegate user login to an upstream identity provider (OpenID Connect or plain OAuth). */
   upstream: z
     .strictObject({
@@ -162,6 +182,9 @@ export interface AuthorizationServerOptions extends Omit<AuthorizationServerConf
 
 export type UpstreamOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['upstream']>
 
+/** The JWT bearer grant's trusted issuers and subject mapping. */
+export type JwtBearerOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['jwtBearer']>
+
 /** A protected resource with its scopes resolved. */
 export interface ResolvedResource {
   uri: string
@@ -219,6 +242,7 @@ export interface ResolvedOptions {
   rateLimits: RateLimits | false
   trustProxy: boolean
   accessTokenAlg: string
+  jwtBearer?: JwtBearerOptions
   upstream?: UpstreamOptions
   storage?: AuthStorage
   redis?: { url: string; prefix?: string } | RedisConnection
@@ -275,6 +299,7 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     trustProxy: value.trustProxy ?? false,
     accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,
     ...(value.upstream !== undefined ? { upstream: value.upstream } : {}),
+    ...(value.jwtBearer !== undefined ? { jwtBearer: value.jwtBearer } : {}),
     ...(storage !== undefined ? { storage } : {}),
     ...(connection !== undefined ? { redis: connection } : value.redis !== undefined ? { redis: typeof value.redis === 'string' ? { url: value.redis } : value.redis } : {}),
     ...(fetch !== undefined ? { fetch } : {}),

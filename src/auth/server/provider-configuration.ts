@@ -4,7 +4,7 @@ import { defaults } from '../../config/defaults.js'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { AccountStore } from './account-store.js'
 import type { ConsentStore } from './consent-store.js'
-import type { ResolvedOptions } from './options.js'
+import type { ResolvedOptions, ResolvedResource } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
 import { grantDigest } from './grant-revocations.js'
 import { metadataTooLarge } from './registration-limits.js'
@@ -137,14 +137,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
               throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
             scope = deps.scopes.clientCredentialsScopes(client.scope, indicator).join(' ')
           }
-          return {
-            scope,
-            audience: resource.uri,
-            // a resource's own lifetime wins over the server's (see ttl below)
-            ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTTL: resource.accessTokenTtlSeconds } : {}),
-            // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
-            ...(resource.tokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: options.accessTokenAlg } } }),
-          }
+          return resourceServerInfo(resource, scope, options.accessTokenAlg)
         },
       },
     } as Configuration['features'],
@@ -328,4 +321,16 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
       throw error
     }
   }) as unknown as NonNullable<Configuration['fetch']>
+}
+
+/** What oidc-provider needs to know of a resource to issue a token for it (audience, scope, format, lifetime). */
+export function resourceServerInfo(resource: ResolvedResource, scope: string, accessTokenAlg: string) {
+  return {
+    scope,
+    audience: resource.uri,
+    // a resource's own lifetime wins over the server's (see ttl below)
+    ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTTL: resource.accessTokenTtlSeconds } : {}),
+    // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
+    ...(resource.tokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' as const } : { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlg } } }),
+  }
 }

@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliClientAuth, connectClient, serverUrl } from '../client-auth.js'
 import { withLogin } from '../with-login.js'
 import { parseSeconds, UsageError, type Command } from '../command.js'
 import { StatusLine } from '../status-line.js'
@@ -36,7 +36,7 @@ ${CLIENT_USAGE}  -h, --help   show this help
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new UsageError('the arguments must be a JSON object')
     }
-    const auth = cliAuth(url, values, { signal, loginOutsideFetch: true })
+    const auth = cliClientAuth(url, values, { signal, loginOutsideFetch: true })
     const client = await connectClient(url, auth, { signal, requestTimeoutMs })
     const status = new StatusLine(process.stderr)
     client.on('logging', ({ level, logger, data }) =>

@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliClientAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 import { ErrorCode } from '../../jsonrpc/index.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
@@ -22,7 +22,7 @@ ${CLIENT_USAGE}  -h, --help   show this help
   allowPositionals: true,
   async run(values, positionals) {
     const url = serverUrl(positionals[0])
-    const remote = new StreamableHttpClientTransport(url, { fetch: cliAuth(url, values).fetch })
+    const remote = new StreamableHttpClientTransport(url, { fetch: cliClientAuth(url, values).fetch })
     const local = new StdioServerTransport()
     const initializeIds = new Set<unknown>()
     const toolListIds = new Set<unknown>()

@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, connectClient, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliClientAuth, connectClient, serverUrl } from '../client-auth.js'
 import { withLogin } from '../with-login.js'
 import type { Command } from '../command.js'
 
@@ -17,7 +17,7 @@ ${CLIENT_USAGE}  -h, --help   show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
-    const auth = cliAuth(url, values, { signal, loginOutsideFetch: true })
+    const auth = cliClientAuth(url, values, { signal, loginOutsideFetch: true })
     const client = await connectClient(url, auth, { signal })
     try {
       const tools = await withLogin(auth, () => client.listAllTools({ signal }))
