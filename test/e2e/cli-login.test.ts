@@ -41,6 +41,11 @@ describe('mcp-auth login / call / whoami / proxy against mcp-auth start', () => 
     expect(login.code).toBe(0)
     expect(login.stdout).toContain(`logged in to ${origin}/mcp`)
     expect((await stat(store)).mode & 0o777).toBe(0o600)
+    // the server offers DPoP: the tokens are bound to a key kept beside them (issue 17); every
+    // command below, the proxy included, presents them with proofs
+    const stored = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { token_type: string }>; dpopKeys: Record<string, unknown> }
+    expect(Object.values(stored.tokens)[0]!.token_type.toLowerCase()).toBe('dpop')
+    expect(Object.keys(stored.dpopKeys)).toEqual([origin])
 
     const call = await runCli(['call', `${origin}/mcp`, 'echo', '{"text":"hello from the CLI"}', '--no-browser', '--store', store])
     expect(call.code).toBe(0)

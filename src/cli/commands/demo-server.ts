@@ -151,6 +151,8 @@ async function serveProtected(
     jwksUri: metadata.jwks_uri,
     requiredScopes: options.scopes,
     scopesSupported: options.scopes,
+    // several processes on one Redis: a DPoP proof used on one is a replay on every other
+    ...(redis !== undefined ? { dpop: { replayCache: new (await import('../../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis) } } : {}),
   })
   await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
   const listener = createCliServer(http.handler, { health: healthOf(redis) })
