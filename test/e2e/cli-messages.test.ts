@@ -17,6 +17,8 @@ import { launchChromium } from '../helpers/chromium.js'
 import { cliLoginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
 import { runCli, runCliOnTerminal } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
+import { storedDpopKey } from '../helpers/dpop-stored-key.js'
+import { fetchWithDpop } from '../../src/auth/client/dpop.js'
 
 const DEMO = { username: 'ada', password: 'ada password 1' }
 let browser: Browser
@@ -93,22 +95,30 @@ describe('the CLI against a protected server whose authorization server runs apa
     expect(token.code, token.stderr).toBe(0)
     const stored = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { access_token: string }> }
     expect(token.stdout).toBe(`${Object.values(stored.tokens)[0]!.access_token}\n`)
-    const response = await fetch(mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token.stdout.trim()}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'server/discover',
+    // the token is DPoP-bound (the authorization server offers DPoP): presented with a proof of the stored key
+    expect(token.stderr).toContain('DPoP-bound')
+    const key = await storedDpopKey(store)
+    const response = await fetchWithDpop(
+      fetch,
+      mcpUrl,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'server/discover',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'server/discover',
+          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+        }),
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'server/discover',
-        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
-      }),
-    })
+      token.stdout.trim(),
+      key,
+    )
     expect(response.status).toBe(200)
     const whoami = await runCli(['whoami', mcpUrl, '--store', store])
     expect(whoami.stdout).toMatch(/^account {2}ada$/m)

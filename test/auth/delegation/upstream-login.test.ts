@@ -10,6 +10,8 @@ import type { RunningAuthServer } from '../../helpers/auth-server.js'
 import type { ProtectedStack } from '../../helpers/protected-stack.js'
 import { startUpstreamPair } from '../../helpers/upstream-pair.js'
 import { formLogin } from '../../helpers/form-login.js'
+import { dpopTokenRequest, storedDpopKey } from '../../helpers/dpop-stored-key.js'
+import type { DpopKey } from '../../../src/auth/client/dpop.js'
 
 /**
  * Delegated login: a second authorization server (oidc-provider with its own accounts and pages)
@@ -87,8 +89,8 @@ describe('login delegated to an upstream identity provider', () => {
     expect(await response.text()).toContain('did not start here')
   })
 
-  /** A fresh delegated login; returns our refresh token and the client it belongs to. */
-  async function login(name: string): Promise<{ refreshToken: string; clientId: string }> {
+  /** A fresh delegated login; returns our refresh token, the client it belongs to and the key it is bound to. */
+  async function login(name: string): Promise<{ refreshToken: string; clientId: string; dpop: DpopKey }> {
     const store = new FileTokenStore(join(dir, `${name}.json`))
     const auth = new McpOAuth(`${stack.origin}/mcp`, {
       store,
@@ -99,15 +101,12 @@ describe('login delegated to an upstream identity provider', () => {
     })
     await auth.login()
     const saved = JSON.parse(await readFile(store.file, 'utf8')) as { clients: Record<string, { client_id: string }>; tokens: Record<string, { refresh_token: string }> }
-    return { refreshToken: Object.values(saved.tokens)[0]!.refresh_token, clientId: Object.values(saved.clients)[0]!.client_id }
+    return { refreshToken: Object.values(saved.tokens)[0]!.refresh_token, clientId: Object.values(saved.clients)[0]!.client_id, dpop: await storedDpopKey(store.file) }
   }
 
-  const refresh = (session: { refreshToken: string; clientId: string }) =>
-    fetch(`${stack.origin}/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: session.refreshToken, client_id: session.clientId }),
-    })
+  // the login helper's refresh token is DPoP-bound (our server offers DPoP): refreshed with its key
+  const refresh = (session: { refreshToken: string; clientId: string; dpop: DpopKey }) =>
+    dpopTokenRequest(`${stack.origin}/token`, new URLSearchParams({ grant_type: 'refresh_token', refresh_token: session.refreshToken, client_id: session.clientId }), session.dpop)
 
   async function introspect(token: string): Promise<{ active: boolean }> {
     const rs = await stack.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
