@@ -434,6 +434,8 @@ export const defaults = {
       /** Allowed clock skew (seconds) of a proof's `iat`. */
       iatToleranceSeconds: 60,
     },
+    /** Client secrets kept opened in memory (by sealed value; the oldest forgotten first), so a token request does not decrypt one. */
+    openedClientSecrets: 1_000,
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
       /** Longest lifetime (seconds, `exp` - `iat`, or `exp` - now without `iat`) of an assertion accepted. */

@@ -4,6 +4,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider'
 import { isStorageUnavailable } from '../../storage/errors.js'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
+import { defaults } from '../../config/defaults.js'
 
 /**
  * Authorization codes looked up by a token request, per request: when the request fails (wrong
@@ -72,6 +73,19 @@ export interface AdapterFactoryOptions {
  * the secret is encrypted rather than hashed.
  */
 function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
+  // every token request reads its client: a sealed value (its IV is random, so one sealed string
+  // is one plaintext) is opened once, not on each request (an AES-GCM key setup per token)
+  const opened = new Map<string, string>()
+  const open = (sealed: string, id: string): string => {
+    const memo = `${id}\u0000${sealed}`
+    let plain = opened.get(memo)
+    if (plain === undefined) {
+      plain = box.open(sealed, `client:${id}`)
+      if (opened.size >= defaults.authServer.openedClientSecrets) opened.delete(opened.keys().next().value!)
+      opened.set(memo, plain)
+    }
+    return plain
+  }
   return {
     ...bind(inner),
     async upsert(id, payload, expiresIn) {
@@ -83,7 +97,7 @@ function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
       const payload = await inner.find(id)
       const secret = payload?.['client_secret']
       if (payload === undefined || !SecretBox.isSealed(secret)) return payload
-      return { ...payload, client_secret: box.open(secret, `client:${id}`) }
+      return { ...payload, client_secret: open(secret, id) }
     },
   }
 }
