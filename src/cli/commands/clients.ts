@@ -18,6 +18,7 @@ on a loopback host, where any port matches), without expiry. Prints its client_i
 client_secret_basic / client_secret_post a client_secret — shown once, stored encrypted.
 'list' shows every registered client (dynamic, added, configured; never secrets); 'remove'
 deletes one and ends its grants (a configured one is removed from the configuration instead).
+A generated client id may begin with '-': put '--' before it (mcp-auth clients remove -- -Xy3…).
 Stop a running server on the same data directory first.
 
 Options:

@@ -54,7 +54,8 @@ describe('ending a grant of a delegated login', () => {
     await cp(pair.stack.dataDir, dataDir, { recursive: true, filter: (source) => !source.endsWith('.lock') })
     const config = join(dir, 'config.json')
     await writeFile(config, JSON.stringify({ issuer: pair.stack.origin, upstream: { issuer: pair.upstream.issuer, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789' } }))
-    const revoke = await runCli(['grants', 'revoke', '--client', clientId, '--data-dir', dataDir, '--config', config])
+    // `--client=<id>`: a generated client id may begin with '-'
+    const revoke = await runCli(['grants', 'revoke', `--client=${clientId}`, '--data-dir', dataDir, '--config', config])
     expect(revoke.stdout).toBe('1 grant ended\n')
     expect(revoke.code).toBe(0)
     expect(await upstreamRefreshTokens()).toBe(0)

@@ -140,7 +140,8 @@ describe('mcp-auth grants, users, clients', () => {
     expect((await runCli(['grants', 'list', '--data-dir', s.dataDir])).stdout).toBe('')
     expect((await runCli(['users', 'disable', 'ada', '--data-dir', s.dataDir])).stdout).toBe('account ada disabled; 0 grants ended\n')
     expect((await runCli(['users', 'list', '--data-dir', s.dataDir])).stdout).toMatch(/^ada\t.*\tdisabled$/m)
-    expect((await runCli(['clients', 'remove', clientId, '--data-dir', s.dataDir])).stdout).toBe(`client ${clientId} removed; 0 grants ended\n`)
+    // `--` before the id: a generated client id may begin with '-'
+    expect((await runCli(['clients', 'remove', '--data-dir', s.dataDir, '--', clientId])).stdout).toBe(`client ${clientId} removed; 0 grants ended\n`)
     expect((await runCli(['users', 'delete', 'ada', '--data-dir', s.dataDir])).stdout).toBe('account ada deleted; 0 grants ended\n')
     expect((await runCli(['users', 'list', '--data-dir', s.dataDir])).stdout).toBe('')
     // beforeEach's server is stopped: start one again so afterEach has something to stop
