@@ -36,8 +36,8 @@ export interface JwtBearerGrantDeps {
  * token, a Kubernetes service account token…) is the authorization grant. It is honoured when it
  * comes from a configured issuer and verifies with that issuer's keys (asymmetric algorithms only),
  * names us in `aud`, has `exp` (and lives at most `maxAssertionLifetimeSeconds`), a `jti` never
- * presented before (remembered until `exp` in oidc-provider's ReplayDetection records, shared by
- * every node), and a `sub` the configuration maps: to a client (the requesting client must be that
+ * used before (remembered until `exp` in oidc-provider's ReplayDetection records, shared by every
+ * node; recorded only once everything else passed), and a `sub` the configuration maps: to a client (the requesting client must be that
  * client; a client_credentials-like token with at most its registered scope) or to an account (a
  * token for that account, at most the scopes it may have, recorded as a grant that can be listed
  * and revoked). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
@@ -89,20 +89,22 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     if (exp - (payload.iat ?? now) > j.maxAssertionLifetimeSeconds) throw invalidGrant(`the assertion lives longer than ${j.maxAssertionLifetimeSeconds} seconds`)
     const mapping = issuer.subjects[payload.sub!]
     if (mapping === undefined) throw invalidGrant('the assertion subject is not mapped to a client or an account here')
-    // one use per assertion, on every node (ReplayDetection records live until the assertion expires)
-    if (!(await provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds))) {
-      throw invalidGrant('the assertion was already used (jti)')
-    }
-
     const indicator = typeof params['resource'] === 'string' ? params['resource'] : deps.defaultResource
     const resource = deps.scopes.resource(indicator)
     if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
     const requested = typeof params['scope'] === 'string' && params['scope'] !== '' ? params['scope'].split(' ') : undefined
+    // one use per assertion, on every node (ReplayDetection records live until the assertion
+    // expires); recorded last, so a request refused for its client, scope or resource does not use it up
+    const firstUse = () =>
+      provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds).then((unique) => {
+        if (!unique) throw invalidGrant('the assertion was already used (jti)')
+      })
 
     if ('client' in mapping) {
       if (mapping.client !== client.clientId) throw new errors.UnauthorizedClient('the assertion subject acts as another client')
       const allowed = deps.scopes.clientCredentialsScopes(client.scope, resource.uri)
       const scope = grantedScope(requested, allowed)
+      await firstUse()
       const token = new provider.ClientCredentials({ client, scope } as never)
       token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
       respond(ctx, await token.save(), token.expiration, scope)
@@ -112,6 +114,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     if (account === undefined || account.disabled === true) throw invalidGrant('the account the assertion maps to does not exist or is disabled')
     const allowed = [...deps.scopes.accountScopes(account, resource.uri)]
     const scope = grantedScope(requested, allowed)
+    await firstUse()
     const grant = new provider.Grant({ accountId: account.id, clientId: client.clientId })
     grant.addResourceScope(resource.uri, scope)
     const grantId = await grant.save()

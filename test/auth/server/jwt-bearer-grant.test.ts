@@ -146,8 +146,11 @@ describe('the JWT bearer grant at our authorization server', () => {
     const other = await grant(await assertion(), {}, 'reporter')
     expect(other.status).toBe(400)
     expect(other.body['error']).toBe('unauthorized_client')
-    const wider = await grant(await assertion(), { scope: 'mcp mcp:admin' })
+    const once = await assertion()
+    const wider = await grant(once, { scope: 'mcp mcp:admin' })
     expect(wider.body['error']).toBe('invalid_scope')
+    // a refused request does not use the assertion up
+    expect((await grant(once, { scope: 'mcp' })).status).toBe(200)
   })
 })
 
