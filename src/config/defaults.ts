@@ -442,7 +442,7 @@ export const defaults = {
       maxAssertionLifetimeSeconds: 3600,
       /** Allowed clock skew (seconds) on the assertion's `exp`, `nbf`, `iat`. */
       clockToleranceSeconds: 30,
-      /** Timeout (ms) fetching a trusted issuer's JWKS or discovery document. */
+      /** Timeout (ms) fetching a trusted issuer's JWKS (its discovery document: `resourceServer.fetchTimeoutMs`). */
       fetchTimeoutMs: 5_000,
       /** Largest assertion (bytes) read. */
       maxAssertionBytes: 16_384,

@@ -160,7 +160,8 @@ export async function verifyDpopProof(check: DpopProofCheck): Promise<VerifiedDp
   const { jti, htm, htu, iat, ath, nonce } = payload
   if (typeof jti !== 'string' || jti === '' || jti.length > MAX_JTI) throw new InvalidDpopProofError('the DPoP proof needs a jti of at most 256 characters')
   if (htm !== check.method) throw new InvalidDpopProofError('the DPoP proof was made for another HTTP method (htm)')
-  if (typeof htu !== 'string' || normalizeHtu(htu) === undefined || normalizeHtu(htu) !== normalizeHtu(check.url)) {
+  const presented = typeof htu === 'string' ? normalizeHtu(htu) : undefined
+  if (presented === undefined || presented !== normalizeHtu(check.url)) {
     throw new InvalidDpopProofError('the DPoP proof was made for another URI (htu)')
   }
   if (typeof iat !== 'number' || !Number.isFinite(iat) || Math.abs(check.now / 1000 - iat) > check.iatWindowSeconds) {

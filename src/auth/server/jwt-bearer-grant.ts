@@ -2,6 +2,7 @@ import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors,
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { errors } from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
+import { discoverAuthorizationServer } from '../resource/discover-authorization-server.js'
 import type { AccountStore } from './account-store.js'
 import type { JwtBearerOptions } from './options.js'
 import { resourceServerInfo } from './provider-configuration.js'
@@ -174,17 +175,9 @@ function remoteKeys(uri: Promise<string>): JWTVerifyGetKey {
   }
 }
 
-/** The `jwks_uri` of an issuer's OpenID Connect or RFC 8414 metadata. */
-async function discoveredJwksUri(issuer: string, fetchImpl: typeof fetch = globalThis.fetch): Promise<string> {
-  const base = issuer.replace(/\/+$/, '')
-  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-    const response = await fetchImpl(`${base}${path}`, { signal: AbortSignal.timeout(defaults.authServer.jwtBearer.fetchTimeoutMs) }).catch(() => undefined)
-    if (response === undefined || !response.ok) {
-      await response?.body?.cancel()
-      continue
-    }
-    const metadata = (await response.json().catch(() => undefined)) as { issuer?: unknown; jwks_uri?: unknown } | undefined
-    if (metadata?.issuer === issuer && typeof metadata.jwks_uri === 'string') return metadata.jwks_uri
-  }
-  throw new Error(`no metadata with a jwks_uri for ${issuer}`)
+/** The `jwks_uri` of an issuer's RFC 8414 or OpenID Connect metadata (the resource server's discovery, issuer checked). */
+async function discoveredJwksUri(issuer: string, fetchImpl?: typeof fetch): Promise<string> {
+  const metadata = await discoverAuthorizationServer(issuer, fetchImpl)
+  if (metadata.jwks_uri === undefined) throw new Error(`the metadata of ${issuer} names no jwks_uri`)
+  return metadata.jwks_uri
 }
