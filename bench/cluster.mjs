@@ -7,14 +7,13 @@
 // shows the price of the extra hop and process, not scaling. Loopback only, bounded in time
 // (about 8 min), temp dirs removed.
 // Usage: npm run bench:cluster [-- --seconds 3 --rounds 5 --no-write --only storage|cluster]
-import { spawn, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { hasRedis, listening, startChild, startRedis } from './local-servers.mjs'
 import { machineLine, writeSection } from './report.mjs'
 import {
   TOOLS_CALL_BODY,
@@ -23,7 +22,6 @@ import {
   onInterrupt,
   otherShare,
   otherTicks,
-  pinned,
   positiveOption,
   printReport,
   ratioRows,
@@ -34,7 +32,6 @@ import {
   startServer,
   summarize,
   ticksOf,
-  track,
 } from './harness.mjs'
 
 const { values } = parseArgs({
@@ -61,57 +58,20 @@ if (!existsSync(here('../dist/app/main-job.js'))) throw new Error('dist/ not bui
 // the CLI's own free-port probe (loopback)
 const { freePort: freePortOn } = await import(here('../dist/cli/serve.js'))
 const freePort = () => freePortOn('127.0.0.1')
-if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).error) throw new Error('bench:cluster needs redis-server (apt-get install -y redis-server)')
+if (!hasRedis()) throw new Error('bench:cluster needs redis-server (apt-get install -y redis-server)')
 if (parts.includes('cluster') && HAPROXY === undefined) throw new Error('bench:cluster needs haproxy (apt-get install -y haproxy)')
 
 const cleanups = []
 onInterrupt(() => Promise.all(cleanups.map((cleanup) => cleanup())))
 
-/** A child on `core`, resolved once `ready` says it listens; killed at the end. */
-async function startChild(core, command, args, ready) {
-  const child = track(spawn(...pinned(core, command, args), { stdio: ['ignore', 'ignore', 'pipe'] }))
-  cleanups.push(async () => child.kill('SIGKILL'))
-  const deadline = Date.now() + 10_000
-  while (!(await ready())) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${command} did not start`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return child
-}
-
-const listening = (port) => () =>
-  new Promise((resolve) => {
-    const socket = new Socket()
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.connect(port, '127.0.0.1')
-  })
-
-// Redis without persistence (a benchmark measures the path, not the disk), on wrk's core.
-const redisPort = await freePort()
-const redisDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-redis-'))
-cleanups.push(() => rm(redisDir, { recursive: true, force: true }))
-const redis = await startChild(
-  '0',
-  'redis-server',
-  ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', redisDir],
-  listening(redisPort),
-)
-const REDIS_URL = `redis://127.0.0.1:${redisPort}`
+// Redis without persistence, on wrk's core.
+const redis = await startRedis(cleanups, await freePort())
+const REDIS_URL = redis.url
 
 async function freshDataDir() {
   const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-node-'))
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }))
   return dataDir
-}
-
-/** Every setup starts on an empty Redis: a deployment's keys are recorded there, and no setup inherits another's records. */
-function emptyRedis() {
-  const flushed = spawnSync('redis-cli', ['-p', String(redisPort), 'FLUSHALL'], { encoding: 'utf8' })
-  if (flushed.status !== 0 || !flushed.stdout.includes('OK')) throw new Error(`redis-cli FLUSHALL failed: ${flushed.stderr || flushed.stdout}`)
 }
 
 async function startNode(storage, extra = [], dataDir = undefined) {
@@ -206,7 +166,11 @@ async function runPart(setups) {
         for (const workload of WORKLOADS) {
           const byMode = {}
           for (const mode of MODES)
-            byMode[mode.key] = await measure(entry, workload, mode, round, [...entry.children.map((child) => child.pid), redis.pid, ...(entry.proxy ? [entry.proxy.pid] : [])])
+            byMode[mode.key] = await measure(entry, workload, mode, round, [
+              ...entry.children.map((child) => child.pid),
+              redis.child.pid,
+              ...(entry.proxy ? [entry.proxy.pid] : []),
+            ])
           runs[`${setup.key}:${workload.key}`].push(byMode)
         }
       } catch (error) {
@@ -225,7 +189,7 @@ function single(storage, label) {
     key: storage,
     label,
     async start() {
-      if (storage === 'redis') emptyRedis()
+      if (storage === 'redis') redis.empty()
       const node = await startNode(storage)
       return { children: [node.child], target: node.url, publicOrigin: node.url, stop: async () => stopAll([node.child]) }
     },
@@ -288,7 +252,7 @@ function behindProxy(count, key, label) {
           '',
         ].join('\n'),
       )
-      const proxy = await startChild('0', HAPROXY, ['-f', config, '-db'], listening(proxyPort))
+      const proxy = await startChild(cleanups, '0', HAPROXY, ['-f', config, '-db'], listening(proxyPort))
       // wrk names the proxy by localhost: the Host every node expects (the issuer's)
       return {
         children: nodes.map((node) => node.child),

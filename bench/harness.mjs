@@ -48,7 +48,7 @@ export function requireWrk(name) {
   }
 }
 
-/** Spawns `node args…` on core 1 and resolves with the child and the URL it prints as "listening on <url>". */
+/** Spawns `node args…` on core 1 and resolves with the child, the URL it prints as "listening on <url>" and what it printed up to there. */
 export function startServer(args, timeoutMs) {
   return new Promise((resolve, reject) => {
     const child = track(spawn(...pinned('1', process.execPath, args), { stdio: ['ignore', 'pipe', 'inherit'] }))
@@ -66,7 +66,7 @@ export function startServer(args, timeoutMs) {
       if (!match) return
       clearTimeout(timer)
       child.stdout.resume()
-      resolve({ child, url: match[1] })
+      resolve({ child, url: match[1], output: out })
     })
     child.once('error', fail)
     child.once('exit', (code, signal) => fail(new Error(`exited (${signal ?? code}) before listening`)))
