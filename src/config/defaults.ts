@@ -436,6 +436,8 @@ export const defaults = {
     },
     /** Client secrets kept opened in memory (by sealed value; the oldest forgotten first), so a token request does not decrypt one. */
     openedClientSecrets: 1_000,
+    /** Dynamic clients whose oidc-provider `Client` is kept per record revision (lowdb, in-memory: see reuseUnchangedClients); the oldest forgotten first. */
+    keptClients: 1_000,
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
       /** Longest lifetime (seconds, `exp` - `iat`, or `exp` - now without `iat`) of an assertion accepted. */

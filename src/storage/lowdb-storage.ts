@@ -142,10 +142,14 @@ class LowdbModel implements OidcAdapter {
     return id === undefined ? undefined : this.find(id)
   }
 
+  revision(id: string): object | undefined {
+    return this.#live(id)
+  }
+
   async consume(id: string): Promise<void> {
     const entry = this.#live(id)
     if (entry === undefined) return this.#writes.settle()
-    entry.payload.consumed = Math.floor(this.#now() / 1000)
+    this.#mark(id, entry, 'consumed')
     await this.#writes.persist()
   }
 
@@ -156,9 +160,14 @@ class LowdbModel implements OidcAdapter {
       await this.#writes.settle()
       return false
     }
-    entry.payload[field] = Math.floor(this.#now() / 1000)
+    this.#mark(id, entry, field)
     await this.#writes.persist()
     return true
+  }
+
+  /** Sets `field` to the epoch second in a new entry (a changed record is a new revision). */
+  #mark(id: string, entry: StoredModel, field: string): void {
+    this.#records[id] = { ...entry, payload: { ...entry.payload, [field]: Math.floor(this.#now() / 1000) } }
   }
 
   async destroy(id: string): Promise<void> {

@@ -29,6 +29,10 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
     for (const [id, entry] of entries) if (matches(entry.payload)) return id
     return undefined
   }
+  // a changed record is a new entry: its revision (the entry object) changes with it
+  const mark = (id: string, entry: Entry, field: string): void => {
+    entries.set(id, { ...entry, payload: { ...entry.payload, [field]: Math.floor(now() / 1000) } })
+  }
   const find = async (id: string): Promise<OidcPayload | undefined> => {
     const entry = live(id)
     return entry === undefined ? undefined : copy(entry.payload)
@@ -48,14 +52,15 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
     },
     async consume(id) {
       const entry = live(id)
-      if (entry !== undefined) entry.payload.consumed = Math.floor(now() / 1000)
+      if (entry !== undefined) mark(id, entry, 'consumed')
     },
     async claim(id, field) {
       const entry = live(id)
       if (entry === undefined || entry.payload[field] !== undefined) return false
-      entry.payload[field] = Math.floor(now() / 1000)
+      mark(id, entry, field)
       return true
     },
+    revision: live,
     async destroy(id) {
       entries.delete(id)
     },

@@ -38,6 +38,14 @@ export interface OidcAdapter {
   revokeByGrantId(grantId: string): Promise<void>
   /** Every live record of this model, for administration of small models (Client, Grant). */
   list(): Promise<Array<{ id: string; payload: OidcPayload }>>
+  /**
+   * Optional, for backends that hold their records in this process: an opaque object that stays
+   * the same while the record is live and unchanged, and is replaced by every write to it
+   * (undefined when there is no live record). It lets a reader keep what it built from a record
+   * (oidc-provider's Client) without reading and comparing the record again. Synchronous; a
+   * backend that cannot tell without a round trip leaves it out.
+   */
+  revision?(id: string): object | undefined
 }
 
 /** A plain record collection for our own data (accounts, links). Values are JSON objects. */

@@ -41,7 +41,7 @@ async function onDisk(): Promise<StoreFile> {
   return JSON.parse(await readFile(file, 'utf8')) as StoreFile
 }
 
-describeStorageContract('createLowdbStorage', (contractClock) => createLowdbStorage({ file, now: () => contractClock.now }))
+describeStorageContract('createLowdbStorage', (contractClock) => createLowdbStorage({ file, now: () => contractClock.now }), { revisions: true })
 
 describe('createLowdbStorage adapter', () => {
   it('has each mutation in the file by the time it resolves', async () => {

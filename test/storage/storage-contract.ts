@@ -9,12 +9,13 @@ export interface StorageClock {
 /**
  * Registers the behaviour every {@link AuthStorage} backend must show, under `describe(name)`.
  * `open` builds a fresh, empty backend reading time from `clock.now`; the contract closes each
- * backend it opened after the test, before any `afterEach` of the calling file runs.
+ * backend it opened after the test, before any `afterEach` of the calling file runs. `revisions`:
+ * whether the backend's adapters offer `revision` (in-process backends do).
  *
  * @example
- * describeStorageContract('createMemoryStorage', async (clock) => createMemoryStorage({ now: () => clock.now }))
+ * describeStorageContract('createMemoryStorage', async (clock) => createMemoryStorage({ now: () => clock.now }), { revisions: true })
  */
-export function describeStorageContract(name: string, open: (clock: StorageClock) => Promise<AuthStorage>): void {
+export function describeStorageContract(name: string, open: (clock: StorageClock) => Promise<AuthStorage>, options: { revisions: boolean }): void {
   describe(name, () => {
     const opened: AuthStorage[] = []
     afterEach(async () => {
@@ -160,6 +161,41 @@ export function describeStorageContract(name: string, open: (clock: StorageClock
         await codes.upsert('c1', { grantId: 'g1' }, 60)
         expect(await codes.find('c1')).toEqual({ grantId: 'g1' })
       })
+
+      if (!options.revisions) {
+        it('offers no revision (it could not tell one without a round trip)', async () => {
+          const { storage } = await setup()
+          expect(storage.adapter('Client').revision).toBeUndefined()
+        })
+      }
+
+      if (options.revisions)
+        it('a revision stays while a record is unchanged and changes with every write to it', async () => {
+          const { clock, storage } = await setup()
+          const codes = storage.adapter('AuthorizationCode')
+          if (codes.revision === undefined) throw new Error('this backend offers no revision')
+          expect(codes.revision('c1')).toBeUndefined()
+          await codes.upsert('c1', { grantId: 'g1' }, 60)
+          const first = codes.revision('c1')
+          expect(first).toBeDefined()
+          await codes.find('c1')
+          expect(codes.revision('c1')).toBe(first)
+          await codes.upsert('c1', { grantId: 'g1' }, 60)
+          const second = codes.revision('c1')
+          expect(second).not.toBe(first)
+          expect(await codes.claim('c1', 'consumed')).toBe(true)
+          const third = codes.revision('c1')
+          expect(third).not.toBe(second)
+          expect(await codes.claim('c1', 'consumed')).toBe(false)
+          expect(codes.revision('c1')).toBe(third)
+          await codes.consume('c1')
+          expect(codes.revision('c1')).not.toBe(third)
+          await codes.destroy('c1')
+          expect(codes.revision('c1')).toBeUndefined()
+          await codes.upsert('c2', { grantId: 'g2' }, 10)
+          clock.now += 11_000
+          expect(codes.revision('c2')).toBeUndefined()
+        })
 
       it('lists the live records of a model only', async () => {
         const { clock, storage } = await setup()
