@@ -28,13 +28,17 @@ const states = new WeakMap<Server, ServerState>()
 export function createCliServer(handler: RequestListener, options: CliServerOptions = {}): Server {
   const c = defaults.cli
   const state: ServerState = { open: new Set(), draining: false }
+  // one listener for every response ('close' comes once)
+  const forget = function forget(this: ServerResponse): void {
+    state.open.delete(this)
+  }
   const { health } = options
   const server = createServer(
     { connectionsCheckingInterval: c.connectionsCheckingIntervalMs, headersTimeout: c.headersTimeoutMs, requestTimeout: c.requestTimeoutMs },
     (req, res) => {
       state.open.add(res)
-      res.once('close', () => state.open.delete(res))
-      if (health !== undefined && req.method === 'GET' && req.url?.split('?')[0] === c.healthPath) {
+      res.on('close', forget)
+      if (health !== undefined && req.method === 'GET' && (req.url === c.healthPath || req.url?.startsWith(`${c.healthPath}?`))) {
         void answerHealth(res, state, health)
         return
       }

@@ -6,6 +6,7 @@ import { isIPv4, isIPv6 } from 'node:net'
  * so counting single IPv6 addresses would let one client rotate through 2^64 of them.
  */
 export function addressGroup(address: string): string {
+  if (isIPv4(address)) return address
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address
   const zoneless = bare.split('%')[0]!
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(zoneless)

@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa'
 import type { OidcAdapter } from '../../storage/types.js'
 import { redeemedCodes } from './adapter-factory.js'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * A failed authorization-code redemption (wrong PKCE verifier, another client, another
@@ -8,10 +9,15 @@ import { redeemedCodes } from './adapter-factory.js'
  * a stolen code could keep guessing. Nothing was issued from it, so there is nothing to revoke;
  * the rightful client starts a new authorization.
  */
-export function burnFailedCodes(codes: OidcAdapter): Middleware {
-  return async function burnFailedCodes(ctx: Context, next: Next): Promise<void> {
-    await next()
-    const code = redeemedCodes.get(ctx)
-    if (code !== undefined && ctx.status >= 400) await codes.destroy(code)
-  }
+export function burnFailedCodes(codes: OidcAdapter, tokenPath: string): Middleware {
+  // codes are redeemed at the token endpoint only
+  return scoped(
+    (ctx) => ctx.method === 'POST' && ctx.path === tokenPath,
+    function burnFailedCodes(ctx: Context, next: Next): Promise<void> {
+      return next().then(() => {
+        const code = redeemedCodes.get(ctx)
+        if (code !== undefined && ctx.status >= 400) return codes.destroy(code)
+      })
+    },
+  )
 }

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
-import compose from 'koa-compose'
 import mount from 'koa-mount'
 import Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
@@ -43,6 +42,8 @@ import { deriveSecret, loadServerSecrets, secretsDigest } from './server-secrets
 import { registerJwtBearerGrant } from './jwt-bearer-grant.js'
 import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
+import { composeScoped } from './scoped-middleware.js'
+import { reuseUnchangedClients } from './client-reuse.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -174,6 +175,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
+  // below the registered-scope wrapper, which then sees the very Client oidc-provider built
+  reuseUnchangedClients(provider, storage.adapter('Client'))
   registeredScopeCapsClientCredentialsOnly(provider)
   if (options.jwtBearer !== undefined) {
     const issuer = options.issuer.href.replace(/\/$/, '')
@@ -291,7 +294,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
       maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
     }),
-    burnFailedCodes(new Adapter('AuthorizationCode')),
+    burnFailedCodes(new Adapter('AuthorizationCode'), `${mountPath}${routes.token}`),
     jwtIntrospection({
       path: `${mountPath}${routes.introspection}`,
       issuer: provider.issuer,
@@ -302,9 +305,12 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     mount(mountPath === '' ? '/' : mountPath, provider),
     cookies.leave,
   )
-  const middleware = compose(stack)
+  // Each request enters only the middleware meant for it (see scoped).
+  const middleware = composeScoped(stack)
 
   const app = new Koa({ proxy: options.trustProxy })
+  // the server's own app signs with the server's keys: its requests need no cookie swap
+  app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)
 
   const grants = new GrantAdmin({

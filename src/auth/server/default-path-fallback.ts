@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * MCP 2025-03-26 §2.3.3 default paths: a client that finds no metadata uses `/authorize`,
@@ -16,9 +17,11 @@ export function defaultPathFallback(options: { mountPath: string; routes: { auth
           ['/register', `${mountPath}${routes.registration}`],
         ],
   )
-  return async function defaultPathFallback(ctx: Context, next: Next): Promise<void> {
-    const target = map.get(ctx.path)
-    if (target !== undefined) ctx.path = target
-    await next()
-  }
+  return scoped(
+    (ctx) => map.has(ctx.path),
+    function defaultPathFallback(ctx: Context, next: Next): Promise<void> {
+      ctx.path = map.get(ctx.path)!
+      return next()
+    },
+  )
 }

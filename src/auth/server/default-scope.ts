@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa'
 import type { ScopePolicy } from './scope-policy.js'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * OAuth 2.1 §3.2.2.1 lets a client omit `scope`; the server then applies a default or fails. We
@@ -7,8 +8,9 @@ import type { ScopePolicy } from './scope-policy.js'
  * account may have). Without this, oidc-provider grants nothing and answers access_denied.
  */
 export function defaultScope(options: { authorizationPath: string; defaultResource: string; scopes: ScopePolicy }): Middleware {
-  return async function defaultScope(ctx, next) {
-    if (ctx.path === options.authorizationPath && ctx.method === 'GET') {
+  return scoped(
+    (ctx) => ctx.path === options.authorizationPath && ctx.method === 'GET',
+    function defaultScope(ctx, next) {
       const query = new URLSearchParams(ctx.querystring)
       if ((query.get('scope') ?? '') === '') {
         const resource = options.scopes.resource(query.get('resource') ?? options.defaultResource)
@@ -17,7 +19,7 @@ export function defaultScope(options: { authorizationPath: string; defaultResour
           ctx.querystring = query.toString()
         }
       }
-    }
-    await next()
-  }
+      return next()
+    },
+  )
 }

@@ -1,8 +1,9 @@
 import type { Context, Middleware, Next } from 'koa'
 import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
 import { clientAddress } from './client-address.js'
-import type { Limiter } from './rate-limiter.js'
+import type { Limiter, RateLimitVerdict } from './rate-limiter.js'
 import { readFormOnce } from './replayable-body.js'
+import { scoped } from './scoped-middleware.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -35,8 +36,10 @@ function basicClientId(authorization: string): string | undefined {
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon <= 0) return undefined
+  const encoded = decoded.slice(0, colon)
+  if (!encoded.includes('%') && !encoded.includes('+')) return encoded
   try {
-    return decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, '%20'))
+    return decodeURIComponent(encoded.replace(/\+/g, '%20'))
   } catch {
     return undefined
   }
@@ -51,24 +54,42 @@ function basicClientId(authorization: string): string | undefined {
  * request is never let through uncounted.
  */
 export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
-  async function count(limiter: Limiter, key: string): Promise<void> {
-    const verdict = await limiter.hit(key)
+  const check = (verdict: RateLimitVerdict): void => {
     if (!verdict.allowed) throw new TooManyRequestsError(verdict.retryAfterSeconds)
   }
-  return async function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method !== 'POST') return next()
-    if (ctx.path === options.registrationPath) {
-      await count(options.registrationPerAddress, clientAddress(ctx))
-    } else if (ctx.path === options.tokenPath) {
-      await count(options.tokenPerAddress, clientAddress(ctx))
-      let clientId = basicClientId(ctx.get('authorization'))
-      if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
-        const form = await readFormOnce(ctx, options.maxBodyBytes)
-        if (form === undefined) throw new PayloadTooLargeError()
-        clientId = formClientId(form)
-      }
-      if (clientId !== undefined) await count(options.tokenPerClient, clientId)
+  // An in-process limiter answers at once, and then nothing is awaited (no promise, no turn of
+  // the event loop); a shared one (Redis) answers a promise.
+  const count = (limiter: Limiter, key: string): Promise<void> | undefined => {
+    const verdict = limiter.hit(key)
+    if (verdict instanceof Promise) return verdict.then(check)
+    check(verdict)
+    return undefined
+  }
+  // a token request whose client is not in its Basic header, or whose limits answer later
+  async function countToken(ctx: Context, next: Next, byAddress: Promise<void> | undefined): Promise<void> {
+    await byAddress
+    let clientId = basicClientId(ctx.get('authorization'))
+    if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
+      const form = await readFormOnce(ctx, options.maxBodyBytes)
+      if (form === undefined) throw new PayloadTooLargeError()
+      clientId = formClientId(form)
     }
+    if (clientId !== undefined) await count(options.tokenPerClient, clientId)
     await next()
   }
+  const { registrationPath, tokenPath } = options
+  return scoped(
+    (ctx) => ctx.method === 'POST' && (ctx.path === tokenPath || ctx.path === registrationPath),
+    function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
+      if (ctx.path === registrationPath) {
+        const byAddress = count(options.registrationPerAddress, clientAddress(ctx))
+        return byAddress === undefined ? next() : byAddress.then(() => next())
+      }
+      const byAddress = count(options.tokenPerAddress, clientAddress(ctx))
+      const clientId = byAddress === undefined ? basicClientId(ctx.get('authorization')) : undefined
+      if (clientId === undefined) return countToken(ctx, next, byAddress)
+      const byClient = count(options.tokenPerClient, clientId)
+      return byClient === undefined ? next() : byClient.then(() => next())
+    },
+  )
 }

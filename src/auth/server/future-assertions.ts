@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa'
 import { OAuthError, PayloadTooLargeError } from '../errors.js'
 import { readFormOnce } from './replayable-body.js'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * Refuses a client assertion (RFC 7523 §3) issued in the future: oidc-provider checks `iat` only
@@ -10,20 +11,20 @@ import { readFormOnce } from './replayable-body.js'
 export function refuseFutureAssertions(options: { paths: readonly string[]; clockToleranceSeconds: number; maxBodyBytes: number; now?: () => number }): Middleware {
   const paths = new Set(options.paths)
   const now = options.now ?? Date.now
-  return async function refuseFutureAssertions(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method === 'POST' && paths.has(ctx.path) && ctx.get('authorization') === '' && ctx.is('application/x-www-form-urlencoded')) {
-      const form = await readFormOnce(ctx, options.maxBodyBytes)
-      if (form === undefined) throw new PayloadTooLargeError()
-      const assertion = form.get('client_assertion')
-      if (assertion !== null) {
-        const iat = issuedAt(assertion)
-        if (iat !== undefined && iat > now() / 1000 + options.clockToleranceSeconds) {
-          throw new OAuthError('invalid_client', 401, 'the client assertion was issued in the future (iat)')
-        }
+  // a client that authenticates with its Authorization header sends no assertion
+  const applies = (ctx: Context): boolean => ctx.method === 'POST' && paths.has(ctx.path) && ctx.get('authorization') === '' && Boolean(ctx.is('application/x-www-form-urlencoded'))
+  return scoped(applies, async function refuseFutureAssertions(ctx: Context, next: Next): Promise<void> {
+    const form = await readFormOnce(ctx, options.maxBodyBytes)
+    if (form === undefined) throw new PayloadTooLargeError()
+    const assertion = form.get('client_assertion')
+    if (assertion !== null) {
+      const iat = issuedAt(assertion)
+      if (iat !== undefined && iat > now() / 1000 + options.clockToleranceSeconds) {
+        throw new OAuthError('invalid_client', 401, 'the client assertion was issued in the future (iat)')
       }
     }
     await next()
-  }
+  })
 }
 
 function issuedAt(jwt: string): number | undefined {

@@ -21,7 +21,7 @@ export function issuerHost(options: { issuer: URL; trustProxy: boolean }): Middl
     const parsed = URL.parse(`${protocol}://${host}`)
     return parsed !== null && parsed.port === port && isLoopbackHostname(parsed.hostname) && parsed.host === host.toLowerCase()
   }
-  return async function issuerHost(ctx: Context, next: Next): Promise<void> {
+  return function issuerHost(ctx: Context, next: Next): Promise<void> {
     const forwarded = trustProxy ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : ''
     const host = (forwarded || ctx.get('host')).toLowerCase()
     if (!accepted(host)) throw new OAuthError('invalid_request', 403, 'this server does not answer for that host')
@@ -33,6 +33,6 @@ export function issuerHost(options: { issuer: URL; trustProxy: boolean }): Middl
       // An https issuer served by plain http behind a proxy that is not trusted: still name the issuer's scheme.
       Object.defineProperty(ctx.request, 'protocol', { value: protocol, configurable: true })
     }
-    await next()
+    return next()
   }
 }

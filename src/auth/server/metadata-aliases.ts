@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa'
+import { scoped } from './scoped-middleware.js'
 
 const WELL_KNOWN = ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] as const
 
@@ -20,11 +21,14 @@ export function metadataAliases(options: { mountPath: string; maxAgeSeconds: num
       aliases.set(name, `${mountPath}${name}`)
     }
   }
-  return async function metadataAliases(ctx: Context, next: Next): Promise<void> {
-    const target = aliases.get(ctx.path)
-    if (target !== undefined && (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS')) ctx.path = target
-    await next()
-    // Metadata changes with the configuration, not per request: clients and caches may keep it a while.
-    if (ctx.status === 200 && served.has(ctx.path)) ctx.set('cache-control', cacheControl)
-  }
+  return scoped(
+    (ctx) => aliases.has(ctx.path) || served.has(ctx.path),
+    async function metadataAliases(ctx: Context, next: Next): Promise<void> {
+      const target = aliases.get(ctx.path)
+      if (target !== undefined && (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS')) ctx.path = target
+      await next()
+      // Metadata changes with the configuration, not per request: clients and caches may keep it a while.
+      if (ctx.status === 200 && served.has(ctx.path)) ctx.set('cache-control', cacheControl)
+    },
+  )
 }

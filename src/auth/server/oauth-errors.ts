@@ -11,10 +11,8 @@ import { OAuthError, TemporarilyUnavailableError } from '../errors.js'
  * Anything else goes on up (oidc-provider answers its own errors itself).
  */
 export function oauthErrors(): Middleware {
-  return async function oauthErrors(ctx: Context, next: Next): Promise<void> {
-    try {
-      await next()
-    } catch (caught) {
+  return function oauthErrors(ctx: Context, next: Next): Promise<void> {
+    return next().catch((caught: unknown) => {
       const error =
         isStorageUnavailable(caught) && !(caught instanceof OAuthError) ? new TemporarilyUnavailableError('storage is unavailable, retry later', { cause: caught }) : caught
       if (!(error instanceof OAuthError)) throw error
@@ -24,6 +22,6 @@ export function oauthErrors(): Middleware {
       ctx.set('cache-control', 'no-store')
       ctx.body = error.toJSON()
       if (error.status >= 500) ctx.app.emit('error', error, ctx)
-    }
+    })
   }
 }

@@ -11,6 +11,8 @@ export interface Limiter {
   hit(key: string): RateLimitVerdict | Promise<RateLimitVerdict>
 }
 
+const ALLOWED: RateLimitVerdict = Object.freeze({ allowed: true })
+
 /**
  * A fixed-window counter per key, in this process. Bounded: past `maxKeys` the oldest windows
  * are forgotten first, so many distinct keys cannot grow memory.
@@ -42,7 +44,7 @@ export class RateLimiter implements Limiter {
       }
     }
     window.count += 1
-    if (window.count <= this.#limit) return { allowed: true }
+    if (window.count <= this.#limit) return ALLOWED
     return { allowed: false, retryAfterSeconds: Math.ceil((window.resetAt - now) / 1000) }
   }
 }

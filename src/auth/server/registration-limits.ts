@@ -3,6 +3,7 @@ import { OAuthError, PayloadTooLargeError } from '../errors.js'
 import { clientAddress } from './client-address.js'
 import { readReplayableBody } from './replayable-body.js'
 import type { UnusedClients } from './unused-client-sweeper.js'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * Open registration must not be a way to fill the store: a registration body over `maxBodyBytes`
@@ -14,23 +15,26 @@ import type { UnusedClients } from './unused-client-sweeper.js'
  */
 export function registrationLimits(options: { path: string; maxBodyBytes: number; unused: UnusedClients; maxUnusedPerAddress: number; maxUnused: number }): Middleware {
   const { path } = options
-  return async function registrationLimits(ctx: Context, next: Next): Promise<void> {
-    const create = ctx.method === 'POST' && ctx.path === path
-    const update = ctx.method === 'PUT' && ctx.path.startsWith(`${path}/`)
-    if (!create && !update) return next()
-    if (create) {
-      if (options.unused.unused(clientAddress(ctx)) >= options.maxUnusedPerAddress) {
-        throw new OAuthError('slow_down', 429, 'this address holds too many registrations that were never used; use or delete them first', { headers: { 'retry-after': '3600' } })
+  const under = `${path}/`
+  const creates = (ctx: Context): boolean => ctx.method === 'POST' && ctx.path === path
+  const updates = (ctx: Context): boolean => ctx.method === 'PUT' && ctx.path.startsWith(under)
+  return scoped(
+    (ctx) => creates(ctx) || updates(ctx),
+    async function registrationLimits(ctx: Context, next: Next): Promise<void> {
+      if (creates(ctx)) {
+        if (options.unused.unused(clientAddress(ctx)) >= options.maxUnusedPerAddress) {
+          throw new OAuthError('slow_down', 429, 'this address holds too many registrations that were never used; use or delete them first', { headers: { 'retry-after': '3600' } })
+        }
+        if (options.unused.unused() >= options.maxUnused) {
+          throw new OAuthError('temporarily_unavailable', 503, 'too many registrations are waiting to be used; try again later', { headers: { 'retry-after': '3600' } })
+        }
       }
-      if (options.unused.unused() >= options.maxUnused) {
-        throw new OAuthError('temporarily_unavailable', 503, 'too many registrations are waiting to be used; try again later', { headers: { 'retry-after': '3600' } })
-      }
-    }
-    const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
-    if (read === undefined) throw new PayloadTooLargeError(`the registration is larger than ${options.maxBodyBytes} bytes`)
-    ctx.req = read.req
-    await next()
-  }
+      const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
+      if (read === undefined) throw new PayloadTooLargeError(`the registration is larger than ${options.maxBodyBytes} bytes`)
+      ctx.req = read.req
+      await next()
+    },
+  )
 }
 
 /**

@@ -5,6 +5,7 @@ import type { UpstreamSessions } from '../delegation/upstream-login.js'
 import { destroyGrant } from './grant-admin.js'
 import { readFormOnce } from './replayable-body.js'
 import { OAuthError, PayloadTooLargeError } from '../errors.js'
+import { scoped } from './scoped-middleware.js'
 
 /**
  * With delegated login, our grants stand on upstream sessions. Before a refresh token is
@@ -42,10 +43,9 @@ export function upstreamGuard(options: {
     ctx.body = { error: 'temporarily_unavailable', error_description: 'the upstream identity provider could not be reached; try again later' }
   }
 
-  return async function upstreamGuard(ctx: Context, next: Next): Promise<void> {
-    if (ctx.method !== 'POST' || (ctx.path !== options.tokenPath && ctx.path !== options.introspectionPath) || !ctx.is('application/x-www-form-urlencoded')) {
-      return next()
-    }
+  const applies = (ctx: Context): boolean =>
+    ctx.method === 'POST' && (ctx.path === options.tokenPath || ctx.path === options.introspectionPath) && Boolean(ctx.is('application/x-www-form-urlencoded'))
+  return scoped(applies, async function upstreamGuard(ctx: Context, next: Next): Promise<void> {
     const form = await readFormOnce(ctx, options.maxBodyBytes)
     if (form === undefined) throw new PayloadTooLargeError()
     if (ctx.path === options.tokenPath) {
@@ -69,5 +69,5 @@ export function upstreamGuard(options: {
       if (status === 'refused') await endGrant(grantId)
     }
     return next()
-  }
+  })
 }

@@ -9,6 +9,7 @@ import { csrfFor, InteractionMismatch, page, type InteractionDeps, type Step } f
 import { loginStep } from './login.js'
 import { showStep } from './show.js'
 import { upstreamCallback, upstreamDoneStep } from './upstream.js'
+import { scoped } from '../scoped-middleware.js'
 
 export type { InteractionDeps } from './context.js'
 
@@ -44,8 +45,11 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
   const escaped = deps.basePath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const pattern = new RegExp(`^${escaped}/([A-Za-z0-9_-]{1,64})(?:/(${actions.join('|')}))?$`)
 
-  return async function interactions(ctx: Context, next: Next): Promise<void> {
-    if (deps.upstream !== undefined && ctx.path === deps.upstream.callbackPath && ctx.method === 'GET') {
+  const under = `${deps.basePath}/`
+  const upstreamCallbackPath = deps.upstream?.callbackPath
+  const applies = (ctx: Context): boolean => ctx.path.startsWith(under) || (ctx.path === upstreamCallbackPath && ctx.method === 'GET')
+  return scoped(applies, async function interactions(ctx: Context, next: Next): Promise<void> {
+    if (ctx.path === upstreamCallbackPath && ctx.method === 'GET') {
       try {
         await upstreamCallback(ctx, deps)
       } catch (error) {
@@ -86,7 +90,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
     } catch (error) {
       failed(ctx, error)
     }
-  }
+  })
 }
 
 /** Any failure of a step ends on the error page, with the status the error carries. */
