@@ -10,7 +10,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider'
 export function bindClientSecretMethod(provider: Provider): void {
   const prototype = (provider.Client as unknown as { prototype: { compareClientSecret(actual: string): Promise<boolean>; clientAuthMethod: string } }).prototype
   const compare = prototype.compareClientSecret
-  prototype.compareClientSecret = async function compareClientSecret(this: typeof prototype, actual: string) {
+  prototype.compareClientSecret = function compareClientSecret(this: typeof prototype, actual: string) {
     const method = this.clientAuthMethod
     if (method === 'client_secret_basic' || method === 'client_secret_post') {
       const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx

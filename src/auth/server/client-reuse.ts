@@ -19,19 +19,20 @@ export function reuseUnchangedClients(provider: Provider, clients: Pick<OidcAdap
   const Client = provider.Client as unknown as { find(id: unknown): Promise<object | undefined> }
   const find = Client.find.bind(Client)
   const kept = new Map<string, { revision: object; client: object }>()
-  Client.find = async function find_(id: unknown) {
-    const current = typeof id === 'string' && id !== '' ? revision(id) : undefined
-    if (current === undefined) return find(id)
-    const key = id as string
-    const entry = kept.get(key)
-    if (entry?.revision === current) return entry.client
-    const client = await find(key)
+  const build = async (id: string, current: object): Promise<object | undefined> => {
+    const client = await find(id)
     // built from this revision only if the record did not change while oidc-provider read it
-    if (client !== undefined && revision(key) === current) {
-      kept.delete(key)
-      kept.set(key, { revision: current, client })
+    if (client !== undefined && revision(id) === current) {
+      kept.delete(id)
+      kept.set(id, { revision: current, client })
       if (kept.size > max) kept.delete(kept.keys().next().value!)
     }
     return client
+  }
+  Client.find = function find_(id: unknown) {
+    const current = typeof id === 'string' && id !== '' ? revision(id) : undefined
+    if (current === undefined) return find(id)
+    const entry = kept.get(id as string)
+    return entry?.revision === current ? Promise.resolve(entry.client) : build(id as string, current)
   }
 }

@@ -23,9 +23,12 @@ export function issuerHost(options: { issuer: URL; trustProxy: boolean }): Middl
   }
   return function issuerHost(ctx: Context, next: Next): Promise<void> {
     const forwarded = trustProxy ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : ''
-    const host = (forwarded || ctx.get('host')).toLowerCase()
-    if (!accepted(host)) throw new OAuthError('invalid_request', 403, 'this server does not answer for that host')
-    ctx.req.headers.host = issuer.host
+    const host = forwarded || ctx.req.headers.host || ''
+    // the issuer's own host, as sent (the usual case), needs neither lowercasing nor parsing
+    if (host !== issuer.host) {
+      if (!accepted(host.toLowerCase())) throw new OAuthError('invalid_request', 403, 'this server does not answer for that host')
+      ctx.req.headers.host = issuer.host
+    }
     if (trustProxy) {
       ctx.req.headers['x-forwarded-host'] = issuer.host
       ctx.req.headers['x-forwarded-proto'] = protocol

@@ -212,11 +212,16 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
     issueRefreshToken: (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && (a.refreshTokens.issueWithoutOfflineAccess || code.scopes.has('offline_access')),
     // `gid` lets a revoked grant reach its JWT access tokens (see GrantRevocations);
     // `preferred_username` names the account to the resource server, beside its UUID subject.
-    extraTokenClaims: async (_ctx, token) => {
+    // (not async: a client_credentials token, which has neither, costs no promise)
+    extraTokenClaims: (_ctx, token) => {
       if (token.kind !== 'AccessToken' || typeof token.grantId !== 'string') return undefined
+      const grantId = token.grantId
       const accountId = (token as { accountId?: unknown }).accountId
-      const account = typeof accountId === 'string' ? await deps.accounts.findById(accountId) : undefined
-      return { gid: grantDigest(token.grantId), ...(account !== undefined ? { preferred_username: account.username } : {}) }
+      if (typeof accountId !== 'string') return { gid: grantDigest(grantId) }
+      return deps.accounts.findById(accountId).then((account) => ({
+        gid: grantDigest(grantId),
+        ...(account !== undefined ? { preferred_username: account.username } : {}),
+      }))
     },
     rotateRefreshToken: true,
     expiresWithSession: () => false,

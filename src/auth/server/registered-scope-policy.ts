@@ -18,8 +18,7 @@ export function registeredScopeCapsClientCredentialsOnly(provider: Provider): vo
   const Client = provider.Client as unknown as { find(id: string): Promise<Record<string, unknown> | undefined> }
   const find = Client.find.bind(Client)
   const seen = new WeakSet<object>()
-  Client.find = async function find_(id: string) {
-    const client = await find(id)
+  const scopeByRoute = (client: Record<string, unknown> | undefined): Record<string, unknown> | undefined => {
     if (client === undefined || seen.has(client)) return client
     seen.add(client)
     const registered = client['scope']
@@ -32,5 +31,8 @@ export function registeredScopeCapsClientCredentialsOnly(provider: Provider): vo
       },
     })
     return client
+  }
+  Client.find = function find_(id: string) {
+    return find(id).then(scopeByRoute)
   }
 }
