@@ -7,9 +7,9 @@
 // dynamically, so every token request reads it through the storage under test; every security
 // feature stays on, rate limits raised out of the way (bench/fixtures/auth-server.mjs). Servers
 // pinned to core 1, wrk and redis-server to core 0. Several rounds of fresh servers, several
-// interleaved passes each; median per cell. Loopback only, bounded in time (about 7 min), temp
+// interleaved passes each; median per cell. Loopback only, bounded in time (about 9 min), temp
 // data dirs removed.
-// Usage: npm run bench:auth [-- --seconds 3 --rounds 3 --passes 2 --scale 100 --no-write --only bare,lowdb --connections 10,64]
+// Usage: npm run bench:auth [-- --seconds 3 --rounds 4 --passes 2 --scale 100 --no-write --only bare,lowdb --connections 10,64]
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -40,7 +40,7 @@ import {
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '4' },
     passes: { type: 'string', default: '2' },
     scale: { type: 'string', default: '100' },
     base: { type: 'string', default: '1000' },
@@ -77,6 +77,7 @@ const FETCH_TIMEOUT_MS = 5_000
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const SERVER = here('./fixtures/auth-server.mjs')
 const BARE = here('./fixtures/bare-provider.mjs')
+const { version: BARE_VERSION } = JSON.parse(await readFile(fileURLToPath(import.meta.resolve('oidc-provider/package.json')), 'utf8'))
 const DEFAULTS = here('../dist/config/defaults.js')
 
 requireWrk('bench:auth')
@@ -314,29 +315,29 @@ printReport([table, goals, storeLines.join('\n')], warnings, started)
 if (write) {
   await writeSection(
     'auth',
-    `## Authorization server: client_credentials token requests
+    `## Authorization server: client_credentials token requests (issue 18: against bare oidc-provider)
 
-Command: \`npm run bench:auth\` (builds, then \`node bench/auth.mjs --seconds ${SECONDS} --rounds ${ROUNDS} --passes ${PASSES} --base ${BASE} --scale ${SCALE}\`; needs Debian's \`wrk\`).
-Each server is \`createAuthorizationServer\` on 127.0.0.1 in its own process (\`bench/fixtures/auth-server.mjs\`),
-with a new temp data dir and rate limits off. The anchor passes \`storage\` whose
-\`adapter(name)\` is oidc-provider's own MemoryAdapter (\`createMemoryAdapter\`, what oidc-provider uses
-when given no adapter); the other two use the default lowdb store. Everything else is the same code.
-A confidential client is registered dynamically (POST /register, client_credentials,
-client_secret_basic), so every token request reads it through the adapter under test; one real
-token request is checked for an access_token, then ${WARMUP.seconds} s of warm-up at c=${WARMUP.connections}. Each measurement is
-\`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\` (POST /token,
-\`grant_type=client_credentials&resource=<issuer>/mcp\`, Basic auth; an ES256 JWT access token each).
-Every store starts seeded with ${BASE} records of other users and clients (clients, grants,
-refresh tokens, sessions, a quarter each, as oidc-provider writes them); the "${SCALE}× records" row
-starts with ${BASE * SCALE}. The access tokens are JWTs, which oidc-provider does not store: a token
-request reads the client and writes nothing, so what a bigger store could cost is lookups and
-memory, not writes. req/s counts 2xx answers
-only; server CPU is the server process's user + system time (all threads) per answered request.
-${ROUNDS} rounds, each starting the three servers afresh (a process's JIT luck lasts its life) and
-measuring them in ${PASSES} interleaved passes, the order rotated each pass (the same warm server
-measured twice a few seconds apart varies by up to ±12% on these VMs); every figure is the median
-of its ${ROUNDS * PASSES} passes. Goal figures compare those medians; in brackets, the range of the same
-ratio pass by pass. ${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+Command: \`npm run bench:auth\` (builds, then \`node bench/auth.mjs --seconds ${SECONDS} --rounds ${ROUNDS} --passes ${PASSES} --base ${BASE} --scale ${SCALE}\`; needs Debian's \`wrk\`, and \`redis-server\` for the Redis row).
+The anchor is **bare oidc-provider ${BARE_VERSION}** (\`bench/fixtures/bare-provider.mjs\`): its own MemoryAdapter (no adapter
+given), one static \`client_secret_basic\` client, resource indicators with one resource whose
+access tokens are ES256 JWTs, nothing of ours. The other servers are our authorization server as
+\`mcp-auth auth-server\` runs it (\`bench/fixtures/auth-server.mjs\`: \`createAuthorizationServer\`
+behind the CLI's HTTP server, every security feature on, rate limits on and raised out of the way) on
+four storages: oidc-provider's MemoryAdapter behind our storage seam, our lowdb store, the lowdb store
+holding ${SCALE}× the records, and Redis (a local \`redis-server\` without persistence, on wrk's core:
+records and rate limits). Ours register their client dynamically (POST /register), so every token
+request reads it through the storage under test; one real token request is checked for an
+access_token, then ${WARMUP.seconds} s of warm-up at c=${WARMUP.connections}. Each measurement is \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with
+\`bench/wrk/post.lua\` (POST /token, \`grant_type=client_credentials&resource=<issuer>/mcp&scope=mcp\`,
+Basic auth; an ES256 JWT access token each). Our stores start seeded with ${BASE} records of other users
+and clients (clients, grants, refresh tokens, sessions, a quarter each, as oidc-provider writes
+them); the "${SCALE}× records" row starts with ${BASE * SCALE}. JWT access tokens are not stored: a token request
+reads the client and writes nothing. req/s counts 2xx answers only; server CPU is the server
+process's user + system time (all threads: the ES256 signature runs on libuv's pool) per answered
+request (redis-server's own CPU not included). ${ROUNDS} rounds, each starting every server afresh (a process's JIT
+luck lasts its life) and measuring them in ${PASSES} interleaved passes, the order rotated each pass;
+every figure is the median of its ${ROUNDS * PASSES} passes. Goal figures compare those medians; in brackets, the
+range of the same ratio pass by pass. ${pin ? 'Servers pinned to core 1, wrk and redis-server to core 0 (taskset).' : 'No taskset: not pinned.'}
 ${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
 
 ${table}
