@@ -12,7 +12,7 @@ import { scoped } from './scoped-middleware.js'
 export function burnFailedCodes(codes: OidcAdapter, tokenPath: string): Middleware {
   // codes are redeemed at the token endpoint only
   return scoped(
-    (ctx) => ctx.method === 'POST' && ctx.path === tokenPath,
+    (path, method) => method === 'POST' && path === tokenPath,
     function burnFailedCodes(ctx: Context, next: Next): Promise<void> {
       return next().then(() => {
         const code = redeemedCodes.get(ctx)

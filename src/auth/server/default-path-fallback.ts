@@ -18,7 +18,7 @@ export function defaultPathFallback(options: { mountPath: string; routes: { auth
         ],
   )
   return scoped(
-    (ctx) => map.has(ctx.path),
+    (path) => map.has(path),
     function defaultPathFallback(ctx: Context, next: Next): Promise<void> {
       ctx.path = map.get(ctx.path)!
       return next()

@@ -9,7 +9,7 @@ import { scoped } from './scoped-middleware.js'
  */
 export function defaultScope(options: { authorizationPath: string; defaultResource: string; scopes: ScopePolicy }): Middleware {
   return scoped(
-    (ctx) => ctx.path === options.authorizationPath && ctx.method === 'GET',
+    (path, method) => path === options.authorizationPath && method === 'GET',
     function defaultScope(ctx, next) {
       const query = new URLSearchParams(ctx.querystring)
       if ((query.get('scope') ?? '') === '') {

@@ -68,7 +68,7 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
   // a token request whose client is not in its Basic header, or whose limits answer later
   async function countToken(ctx: Context, next: Next, byAddress: Promise<void> | undefined): Promise<void> {
     await byAddress
-    let clientId = basicClientId(ctx.get('authorization'))
+    let clientId = basicClientId(ctx.req.headers.authorization ?? '')
     if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
       const form = await readFormOnce(ctx, options.maxBodyBytes)
       if (form === undefined) throw new PayloadTooLargeError()
@@ -79,14 +79,14 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
   }
   const { registrationPath, tokenPath } = options
   return scoped(
-    (ctx) => ctx.method === 'POST' && (ctx.path === tokenPath || ctx.path === registrationPath),
+    (path, method) => method === 'POST' && (path === tokenPath || path === registrationPath),
     function endpointRateLimits(ctx: Context, next: Next): Promise<void> {
       if (ctx.path === registrationPath) {
         const byAddress = count(options.registrationPerAddress, clientAddress(ctx))
         return byAddress === undefined ? next() : byAddress.then(() => next())
       }
       const byAddress = count(options.tokenPerAddress, clientAddress(ctx))
-      const clientId = byAddress === undefined ? basicClientId(ctx.get('authorization')) : undefined
+      const clientId = byAddress === undefined ? basicClientId(ctx.req.headers.authorization ?? '') : undefined
       if (clientId === undefined) return countToken(ctx, next, byAddress)
       const byClient = count(options.tokenPerClient, clientId)
       return byClient === undefined ? next() : byClient.then(() => next())

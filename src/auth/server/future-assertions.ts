@@ -12,7 +12,8 @@ export function refuseFutureAssertions(options: { paths: readonly string[]; cloc
   const paths = new Set(options.paths)
   const now = options.now ?? Date.now
   // a client that authenticates with its Authorization header sends no assertion
-  const applies = (ctx: Context): boolean => ctx.method === 'POST' && paths.has(ctx.path) && ctx.get('authorization') === '' && Boolean(ctx.is('application/x-www-form-urlencoded'))
+  const applies = (path: string, method: string, ctx: Context): boolean =>
+    method === 'POST' && paths.has(path) && (ctx.req.headers.authorization ?? '') === '' && Boolean(ctx.is('application/x-www-form-urlencoded'))
   return scoped(applies, async function refuseFutureAssertions(ctx: Context, next: Next): Promise<void> {
     const form = await readFormOnce(ctx, options.maxBodyBytes)
     if (form === undefined) throw new PayloadTooLargeError()

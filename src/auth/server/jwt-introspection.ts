@@ -13,7 +13,7 @@ import { scoped } from './scoped-middleware.js'
 export function jwtIntrospection(options: { path: string; issuer: string; jwks: JSONWebKeySet; revocations: GrantRevocations; clockToleranceSeconds: number }): Middleware {
   const keys = createLocalJWKSet(options.jwks)
   return scoped(
-    (ctx) => ctx.method === 'POST' && ctx.path === options.path,
+    (path, method) => method === 'POST' && path === options.path,
     async function jwtIntrospection(ctx: Context, next: Next): Promise<void> {
       await next()
       const oidc = (ctx as unknown as KoaContextWithOIDC).oidc

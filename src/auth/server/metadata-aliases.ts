@@ -22,7 +22,7 @@ export function metadataAliases(options: { mountPath: string; maxAgeSeconds: num
     }
   }
   return scoped(
-    (ctx) => aliases.has(ctx.path) || served.has(ctx.path),
+    (path) => aliases.has(path) || served.has(path),
     async function metadataAliases(ctx: Context, next: Next): Promise<void> {
       const target = aliases.get(ctx.path)
       if (target !== undefined && (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS')) ctx.path = target

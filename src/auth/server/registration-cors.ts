@@ -10,7 +10,7 @@ export function registrationCors(options: { registrationPath: string }): Middlew
   const { registrationPath } = options
   const under = `${registrationPath}/`
   return scoped(
-    (ctx) => ctx.path === registrationPath || ctx.path.startsWith(under),
+    (path) => path === registrationPath || path.startsWith(under),
     async function registrationCors(ctx: Context, next: Next): Promise<void> {
       const origin = ctx.get('origin')
       if (origin === '') return next()

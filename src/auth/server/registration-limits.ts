@@ -16,12 +16,12 @@ import { scoped } from './scoped-middleware.js'
 export function registrationLimits(options: { path: string; maxBodyBytes: number; unused: UnusedClients; maxUnusedPerAddress: number; maxUnused: number }): Middleware {
   const { path } = options
   const under = `${path}/`
-  const creates = (ctx: Context): boolean => ctx.method === 'POST' && ctx.path === path
-  const updates = (ctx: Context): boolean => ctx.method === 'PUT' && ctx.path.startsWith(under)
+  const creates = (requested: string, method: string): boolean => method === 'POST' && requested === path
+  const updates = (requested: string, method: string): boolean => method === 'PUT' && requested.startsWith(under)
   return scoped(
-    (ctx) => creates(ctx) || updates(ctx),
+    (requested, method) => creates(requested, method) || updates(requested, method),
     async function registrationLimits(ctx: Context, next: Next): Promise<void> {
-      if (creates(ctx)) {
+      if (creates(ctx.path, ctx.method)) {
         if (options.unused.unused(clientAddress(ctx)) >= options.maxUnusedPerAddress) {
           throw new OAuthError('slow_down', 429, 'this address holds too many registrations that were never used; use or delete them first', { headers: { 'retry-after': '3600' } })
         }

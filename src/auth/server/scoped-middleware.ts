@@ -7,13 +7,16 @@ import type { Context, Middleware, Next } from 'koa'
  * it) for middleware that has nothing to do with it.
  */
 export interface ScopedMiddleware extends Middleware {
-  readonly appliesTo: (ctx: Context) => boolean
+  readonly appliesTo: Scope
   readonly handle: Middleware
 }
 
+/** Whether a middleware is for a request: its path (as rewritten so far) and method come read once. */
+export type Scope = (path: string, method: string, ctx: Context) => boolean
+
 /** `handle` for the requests `appliesTo` accepts; every other request goes straight on. */
-export function scoped(appliesTo: (ctx: Context) => boolean, handle: Middleware): ScopedMiddleware {
-  const run = (ctx: Context, next: Next): unknown => (appliesTo(ctx) ? handle(ctx, next) : next())
+export function scoped(appliesTo: Scope, handle: Middleware): ScopedMiddleware {
+  const run = (ctx: Context, next: Next): unknown => (appliesTo(ctx.path, ctx.method, ctx) ? handle(ctx, next) : next())
   return Object.assign(run, { appliesTo, handle }) as ScopedMiddleware
 }
 
@@ -29,8 +32,11 @@ export function composeScoped(stack: readonly Middleware[]): Middleware {
   return function composedScoped(ctx: Context, next?: Next): Promise<void> {
     let reached = -1
     const dispatch = (from: number): Promise<void> => {
+      // only an entered middleware can rewrite the path: read once per step
+      const path = ctx.path
+      const method = ctx.method
       let i = from
-      while (i < entries.length && entries[i]!.appliesTo?.(ctx) === false) i++
+      while (i < entries.length && entries[i]!.appliesTo?.(path, method, ctx) === false) i++
       if (i <= reached) return Promise.reject(new Error('next() called multiple times'))
       reached = i
       if (i === entries.length) return next === undefined ? Promise.resolve() : Promise.resolve(next())

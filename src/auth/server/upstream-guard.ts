@@ -43,8 +43,8 @@ export function upstreamGuard(options: {
     ctx.body = { error: 'temporarily_unavailable', error_description: 'the upstream identity provider could not be reached; try again later' }
   }
 
-  const applies = (ctx: Context): boolean =>
-    ctx.method === 'POST' && (ctx.path === options.tokenPath || ctx.path === options.introspectionPath) && Boolean(ctx.is('application/x-www-form-urlencoded'))
+  const applies = (path: string, method: string, ctx: Context): boolean =>
+    method === 'POST' && (path === options.tokenPath || path === options.introspectionPath) && Boolean(ctx.is('application/x-www-form-urlencoded'))
   return scoped(applies, async function upstreamGuard(ctx: Context, next: Next): Promise<void> {
     const form = await readFormOnce(ctx, options.maxBodyBytes)
     if (form === undefined) throw new PayloadTooLargeError()

@@ -43,12 +43,12 @@ describe('composeScoped', () => {
       composeScoped([
         trail('all'),
         scoped(
-          (ctx) => ctx.path === '/alias',
+          (path) => path === '/alias',
           (ctx: Context, next: Next) => ((ctx.path = '/token'), next()),
         ),
-        scoped((ctx) => ctx.path === '/token', trail('token')),
-        scoped((ctx) => ctx.path === '/register', trail('register')),
-        scoped((ctx) => ctx.method === 'POST', trail('post')),
+        scoped((path) => path === '/token', trail('token')),
+        scoped((path) => path === '/register', trail('register')),
+        scoped((_path, method) => method === 'POST', trail('post')),
         trail('last'),
       ]),
     )
@@ -61,7 +61,7 @@ describe('composeScoped', () => {
   })
 
   it('checks the scope itself when a scoped middleware runs in koa-compose or on its own', async () => {
-    const origin = await serve(compose([scoped((ctx) => ctx.path === '/token', trail('token')), trail('last')]))
+    const origin = await serve(compose([scoped((path) => path === '/token', trail('token')), trail('last')]))
     expect((await fetch(`${origin}/token`)).headers.get('x-trail')).toBe('token,last')
     expect((await fetch(`${origin}/other`)).headers.get('x-trail')).toBe('last')
   })

@@ -47,7 +47,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
 
   const under = `${deps.basePath}/`
   const upstreamCallbackPath = deps.upstream?.callbackPath
-  const applies = (ctx: Context): boolean => ctx.path.startsWith(under) || (ctx.path === upstreamCallbackPath && ctx.method === 'GET')
+  const applies = (path: string, method: string): boolean => path.startsWith(under) || (path === upstreamCallbackPath && method === 'GET')
   return scoped(applies, async function interactions(ctx: Context, next: Next): Promise<void> {
     if (ctx.path === upstreamCallbackPath && ctx.method === 'GET') {
       try {
