@@ -32,12 +32,13 @@ export function composeScoped(stack: readonly Middleware[]): Middleware {
   return function composedScoped(ctx: Context, next?: Next): Promise<void> {
     let reached = -1
     const dispatch = (from: number): Promise<void> => {
+      // a middleware's next() starts past it: a second call starts at or before what the first reached
+      if (from <= reached) return Promise.reject(new Error('next() called multiple times'))
       // only an entered middleware can rewrite the path: read once per step
       const path = ctx.path
       const method = ctx.method
       let i = from
       while (i < entries.length && entries[i]!.appliesTo?.(path, method, ctx) === false) i++
-      if (i <= reached) return Promise.reject(new Error('next() called multiple times'))
       reached = i
       if (i === entries.length) return next === undefined ? Promise.resolve() : Promise.resolve(next())
       try {
