@@ -222,7 +222,7 @@ function behindProxy(count, key, label) {
       const proxyPort = await freePort()
       const origin = `http://localhost:${proxyPort}`
       const ports = await Promise.all(Array.from({ length: count }, () => freePort()))
-      emptyRedis()
+      redis.empty()
       // the nodes of one deployment share their keys: one data directory
       const dataDir = await freshDataDir()
       const nodes = await Promise.all(ports.map((port) => startNode('redis', ['--port', String(port), '--issuer', origin], dataDir)))
