@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util'
 import { hasRedis, startRedis } from './local-servers.mjs'
 import { machineLine, writeSection } from './report.mjs'
 import {
+  clientCredentialsRequest,
   cpuPerRequest,
   logMeasurement,
   onInterrupt,
@@ -110,7 +111,7 @@ async function start(server, dataDir) {
     const { child, url, output } = await startServer([BARE], START_TIMEOUT_MS)
     const [, id, secret] = /^client (\S+) (\S+)$/m.exec(output) ?? []
     if (id === undefined) throw new Error('the bare provider did not print its client')
-    return { child, issuer: url, client: tokenRequest(url, id, secret) }
+    return { child, issuer: url, client: clientCredentialsRequest(url, id, secret) }
   }
   if (server.storage === 'redis') {
     if (redis === undefined) throw new Error('redis-server is not installed (apt-get install -y redis-server)')
@@ -154,14 +155,7 @@ async function register(issuer) {
     body: JSON.stringify({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: [], response_types: [] }),
   })
   if (status !== 201 || !body?.client_id || !body?.client_secret) throw new Error(`registration answered ${status}: ${text.slice(0, 200)}`)
-  return tokenRequest(issuer, body.client_id, body.client_secret)
-}
-
-/** The token request every server gets: Basic auth, client_credentials for the scope `mcp` of <issuer>/mcp. */
-function tokenRequest(issuer, id, secret) {
-  // RFC 6749 §2.3.1: id and secret are form-urlencoded before the Basic encoding.
-  const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')
-  return { authorization: `Basic ${basic}`, body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${issuer}/mcp`, scope: 'mcp' }).toString() }
+  return clientCredentialsRequest(issuer, body.client_id, body.client_secret)
 }
 
 // One real token request, the same one wrk sends, so a misconfigured server fails loudly instead

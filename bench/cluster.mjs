@@ -17,6 +17,7 @@ import { hasRedis, listening, startChild, startRedis } from './local-servers.mjs
 import { machineLine, writeSection } from './report.mjs'
 import {
   TOOLS_CALL_BODY,
+  clientCredentialsRequest,
   cpuPerRequest,
   logMeasurement,
   onInterrupt,
@@ -97,11 +98,8 @@ async function prepare(publicOrigin) {
   })
   if (registered.status !== 201) throw new Error(`registration answered ${registered.status}: ${registered.text.slice(0, 200)}`)
   const client = JSON.parse(registered.text)
-  const tokenBody = new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp', resource: `${publicOrigin}/mcp` }).toString()
-  const tokenHeaders = {
-    'content-type': 'application/x-www-form-urlencoded',
-    authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`,
-  }
+  const { authorization, body: tokenBody } = clientCredentialsRequest(publicOrigin, client.client_id, client.client_secret)
+  const tokenHeaders = { 'content-type': 'application/x-www-form-urlencoded', authorization }
   const token = await fetchJson(`${publicOrigin}/token`, { method: 'POST', headers: tokenHeaders, body: tokenBody })
   if (token.status !== 200) throw new Error(`token request answered ${token.status}: ${token.text.slice(0, 200)}`)
   const accessToken = JSON.parse(token.text).access_token

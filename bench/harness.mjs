@@ -105,6 +105,16 @@ export function runWrk({ url, connections, seconds, headers = {}, body, core = '
   })
 }
 
+/**
+ * The token request the authorization-server benchmarks send: client_credentials for the scope
+ * `mcp` of <origin>/mcp, the client in a Basic header (RFC 6749 §2.3.1: id and secret are
+ * form-urlencoded before the Basic encoding).
+ */
+export function clientCredentialsRequest(origin, id, secret) {
+  const basic = Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')
+  return { authorization: `Basic ${basic}`, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp', resource: `${origin}/mcp` }).toString() }
+}
+
 export const median = (numbers) => {
   const sorted = [...numbers].sort((x, y) => x - y)
   const middle = sorted.length >> 1
