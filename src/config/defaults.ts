@@ -438,6 +438,8 @@ export const defaults = {
     openedClientSecrets: 1_000,
     /** Dynamic clients whose oidc-provider `Client` is kept per record revision (lowdb, in-memory: see reuseUnchangedClients); the oldest forgotten first. */
     keptClients: 1_000,
+    /** Per resource: client_credentials scopes (one per registered `scope`) whose token settings are kept built (see ResourceServerInfos); the oldest forgotten first. */
+    keptScopesPerResource: 256,
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
       /** Longest lifetime (seconds, `exp` - `iat`, or `exp` - now without `iat`) of an assertion accepted. */

@@ -5,7 +5,7 @@ import { defaults } from '../../config/defaults.js'
 import { discoverAuthorizationServer } from '../resource/discover-authorization-server.js'
 import type { AccountStore } from './account-store.js'
 import type { JwtBearerOptions } from './options.js'
-import { resourceServerInfo } from './provider-configuration.js'
+import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
 
 /** RFC 7523 §2.1. */

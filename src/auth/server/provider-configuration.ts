@@ -4,13 +4,14 @@ import { defaults } from '../../config/defaults.js'
 import type { OidcAdapter } from '../../storage/types.js'
 import type { AccountStore } from './account-store.js'
 import type { ConsentStore } from './consent-store.js'
-import type { ResolvedOptions, ResolvedResource } from './options.js'
+import type { ResolvedOptions } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
 import { grantDigest } from './grant-revocations.js'
 import { metadataTooLarge } from './registration-limits.js'
 import { guardedFetch } from '../../net/guarded-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
+import { ResourceServerInfos } from './resource-server-info.js'
 import { PAGE_HEADERS, renderView } from '../../views/render-view.js'
 
 export interface ProviderConfigurationDeps {
@@ -46,6 +47,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
   const resourceScopes = [...new Set(options.resources.flatMap((resource) => resource.scopes))]
   const defaultResource = options.resources[0]!.uri
   const a = defaults.authServer
+  const infos = new ResourceServerInfos({ scopes: deps.scopes, accessTokenAlg: options.accessTokenAlg, maxScopes: a.keptScopesPerResource })
 
   return {
     adapter: deps.adapter as unknown as Configuration['adapter'],
@@ -125,7 +127,6 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
         getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: { clientAuthMethod: string; scope?: string }) {
           const resource = deps.scopes.resource(indicator)
           if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
-          let scope = resource.scopes.join(' ')
           // a resource that takes bound tokens only: a token request without a proof gets nothing
           // (a proof that is there was checked before resources are resolved)
           if (resource.requireDpop === true && ctx.oidc?.route === 'token' && !ctx.get('DPoP')) {
@@ -135,9 +136,9 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
             // Registration already refuses this; a client from a document or an old store must not slip through.
             if (client.clientAuthMethod === 'none')
               throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
-            scope = deps.scopes.clientCredentialsScopes(client.scope, indicator).join(' ')
+            return infos.forClientCredentials(resource, client.scope)
           }
-          return resourceServerInfo(resource, scope, options.accessTokenAlg)
+          return infos.forUser(resource)
         },
       },
     } as Configuration['features'],
@@ -326,16 +327,4 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
       throw error
     }
   }) as unknown as NonNullable<Configuration['fetch']>
-}
-
-/** What oidc-provider needs to know of a resource to issue a token for it (audience, scope, format, lifetime). */
-export function resourceServerInfo(resource: ResolvedResource, scope: string, accessTokenAlg: string) {
-  return {
-    scope,
-    audience: resource.uri,
-    // a resource's own lifetime wins over the server's (see ttl below)
-    ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTTL: resource.accessTokenTtlSeconds } : {}),
-    // Opaque tokens are for resource servers that introspect (RFC 7662) and want revocation to bite at once.
-    ...(resource.tokenFormat === 'opaque' ? { accessTokenFormat: 'opaque' as const } : { accessTokenFormat: 'jwt' as const, jwt: { sign: { alg: accessTokenAlg } } }),
-  }
 }
