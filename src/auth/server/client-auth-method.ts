@@ -14,7 +14,7 @@ export function bindClientSecretMethod(provider: Provider): void {
     const method = this.clientAuthMethod
     if (method === 'client_secret_basic' || method === 'client_secret_post') {
       const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
-      const used = /^basic /i.test(ctx?.get('authorization') ?? '') ? 'client_secret_basic' : 'client_secret_post'
+      const used = /^basic /i.test(ctx?.req.headers.authorization ?? '') ? 'client_secret_basic' : 'client_secret_post'
       if (used !== method) throw new errors.InvalidClientAuth(`the client must authenticate with ${method}, as registered`)
     }
     return compare.call(this, actual)

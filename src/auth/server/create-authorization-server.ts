@@ -175,9 +175,9 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
-  // below the registered-scope wrapper, which then sees the very Client oidc-provider built
-  reuseUnchangedClients(provider, storage.adapter('Client'))
   registeredScopeCapsClientCredentialsOnly(provider)
+  // outermost: a kept Client is handed back as the wrappers below left it, with no step through them
+  reuseUnchangedClients(provider, storage.adapter('Client'))
   if (options.jwtBearer !== undefined) {
     const issuer = options.issuer.href.replace(/\/$/, '')
     registerJwtBearerGrant({
