@@ -377,6 +377,10 @@ export const defaults = {
       windowSeconds: 60,
       /** Keys remembered at once per limiter; the oldest are forgotten first. */
       maxKeys: 10_000,
+      /** Basic `Authorization` headers whose client id is kept read (a client sends the same header each time); the oldest forgotten first. */
+      keptBasicHeaders: 1_000,
+      /** Longest Basic header whose client id is kept (longer ones are read each time). */
+      maxKeptBasicHeaderLength: 1_024,
     },
     keys: {
       /** File in the data directory holding the private signing JWKS (0600). */

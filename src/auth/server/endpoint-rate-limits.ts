@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa'
+import { defaults } from '../../config/defaults.js'
 import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
 import { clientAddress } from './client-address.js'
 import type { Limiter, RateLimitVerdict } from './rate-limiter.js'
@@ -13,6 +14,29 @@ export interface EndpointRateLimitOptions {
   tokenPerClient: Limiter
   /** Largest token request body read to find the client (oidc-provider's own limit). */
   maxBodyBytes: number
+  /** Basic headers whose client id is kept read, and the longest kept (defaults.authServer.rateLimits). */
+  keptBasicHeaders?: number
+  maxKeptBasicHeaderLength?: number
+}
+
+/**
+ * {@link basicClientId}, remembered per header: a client sends the same header on every request,
+ * so it is decoded once. At most `max` headers up to `maxLength` characters are kept, the oldest
+ * forgotten first; the answer is the one the header itself gives, so nothing a caller sends can
+ * change what another's header reads as. '' stands for "no client id".
+ */
+function keptBasicClientIds(max: number, maxLength: number): (authorization: string) => string | undefined {
+  const kept = new Map<string, string>()
+  return (authorization) => {
+    const known = kept.get(authorization)
+    if (known !== undefined) return known === '' ? undefined : known
+    const clientId = basicClientId(authorization)
+    if (authorization.length <= maxLength) {
+      kept.set(authorization, clientId ?? '')
+      if (kept.size > max) kept.delete(kept.keys().next().value!)
+    }
+    return clientId
+  }
 }
 
 /** Who a token request says it is: `client_id`, or a client assertion's `sub` (RFC 7523 §3). */
@@ -54,6 +78,8 @@ function basicClientId(authorization: string): string | undefined {
  * request is never let through uncounted.
  */
 export function endpointRateLimits(options: EndpointRateLimitOptions): Middleware {
+  const r = defaults.authServer.rateLimits
+  const clientIdOf = keptBasicClientIds(options.keptBasicHeaders ?? r.keptBasicHeaders, options.maxKeptBasicHeaderLength ?? r.maxKeptBasicHeaderLength)
   const check = (verdict: RateLimitVerdict): void => {
     if (!verdict.allowed) throw new TooManyRequestsError(verdict.retryAfterSeconds)
   }
@@ -68,7 +94,7 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
   // a token request whose client is not in its Basic header, or whose limits answer later
   async function countToken(ctx: Context, next: Next, byAddress: Promise<void> | undefined): Promise<void> {
     await byAddress
-    let clientId = basicClientId(ctx.req.headers.authorization ?? '')
+    let clientId = clientIdOf(ctx.req.headers.authorization ?? '')
     if (clientId === undefined && ctx.is('application/x-www-form-urlencoded')) {
       const form = await readFormOnce(ctx, options.maxBodyBytes)
       if (form === undefined) throw new PayloadTooLargeError()
@@ -86,7 +112,7 @@ export function endpointRateLimits(options: EndpointRateLimitOptions): Middlewar
         return byAddress === undefined ? next() : byAddress.then(() => next())
       }
       const byAddress = count(options.tokenPerAddress, clientAddress(ctx))
-      const clientId = byAddress === undefined ? basicClientId(ctx.req.headers.authorization ?? '') : undefined
+      const clientId = byAddress === undefined ? clientIdOf(ctx.req.headers.authorization ?? '') : undefined
       if (clientId === undefined) return countToken(ctx, next, byAddress)
       const byClient = count(options.tokenPerClient, clientId)
       return byClient === undefined ? next() : byClient.then(() => next())
