@@ -1,6 +1,7 @@
 import Cookies from 'cookies'
 import Keygrip from 'keygrip'
 import type { Context, Middleware, Next } from 'koa'
+import { type Scope, scoped } from './scoped-middleware.js'
 
 /**
  * oidc-provider signs its cookies with the Koa app's keys, and once mounted it runs on the host
@@ -13,8 +14,9 @@ import type { Context, Middleware, Next } from 'koa'
 export function providerCookies(keys: string[]): { enter: Middleware; leave: Middleware; keygrip: Keygrip } {
   const keygrip = new Keygrip(keys)
   const saved = new WeakMap<Context, Cookies>()
-  const enter = function providerCookiesEnter(ctx: Context, next: Next): Promise<void> {
-    if (ctx.app.keys === (keygrip as unknown)) return next()
+  // an app signing with this Keygrip already (the server's own) is not entered at all
+  const swaps: Scope = (_path, _method, ctx) => ctx.app.keys !== (keygrip as unknown)
+  const enter = scoped(swaps, function providerCookiesEnter(ctx: Context, next: Next): Promise<void> {
     const original = ctx.cookies
     saved.set(ctx, original)
     ctx.cookies = new Cookies(ctx.req, ctx.res, { keys: keygrip, secure: ctx.request.secure })
@@ -27,11 +29,11 @@ export function providerCookies(keys: string[]): { enter: Middleware; leave: Mid
         throw error
       },
     )
-  }
-  const leave = function providerCookiesLeave(ctx: Context, next: Next): Promise<void> {
+  })
+  const leave = scoped(swaps, function providerCookiesLeave(ctx: Context, next: Next): Promise<void> {
     const original = saved.get(ctx)
     if (original !== undefined) ctx.cookies = original
     return next()
-  }
+  })
   return { enter, leave, keygrip }
 }

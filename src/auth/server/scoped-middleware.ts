@@ -31,11 +31,17 @@ export function composeScoped(stack: readonly Middleware[]): Middleware {
   const entries = stack.map((middleware) => (isScoped(middleware) ? { appliesTo: middleware.appliesTo, handle: middleware.handle } : { appliesTo: undefined, handle: middleware }))
   return function composedScoped(ctx: Context, next?: Next): Promise<void> {
     let reached = -1
+    // Koa's path is read from req.url (and setting it rewrites req.url): parsed again only when
+    // an entered middleware changed the URL
+    let url: string | undefined
+    let path = ''
     const dispatch = (from: number): Promise<void> => {
       // a middleware's next() starts past it: a second call starts at or before what the first reached
       if (from <= reached) return Promise.reject(new Error('next() called multiple times'))
-      // only an entered middleware can rewrite the path: read once per step
-      const path = ctx.path
+      if (ctx.req.url !== url || url === undefined) {
+        url = ctx.req.url
+        path = ctx.path
+      }
       const method = ctx.method
       let i = from
       while (i < entries.length && entries[i]!.appliesTo?.(path, method, ctx) === false) i++
