@@ -7,7 +7,8 @@ import { scoped } from './scoped-middleware.js'
 
 /**
  * Open registration must not be a way to fill the store: a registration body over `maxBodyBytes`
- * is 413 (read and replayed to oidc-provider, which would say "failed to parse" instead), and a
+ * is 413 (by its Content-Length; a chunked one is read and replayed to oidc-provider, which would
+ * say "failed to parse" instead), and a
  * new registration is refused while its address — or everyone together — already holds as many
  * registrations nobody has used yet as allowed (counted by the unused-client sweeper; with several
  * nodes, every node's registrations, see UnusedClients). Client metadata itself is bounded by the
@@ -29,8 +30,16 @@ export function registrationLimits(options: { path: string; maxBodyBytes: number
           throw new OAuthError('temporarily_unavailable', 503, 'too many registrations are waiting to be used; try again later', { headers: { 'retry-after': '3600' } })
         }
       }
+      const tooLarge = (): PayloadTooLargeError => new PayloadTooLargeError(`the registration is larger than ${options.maxBodyBytes} bytes`)
+      const declared = ctx.req.headers['content-length']
+      if (declared !== undefined && ctx.req.headers['transfer-encoding'] === undefined) {
+        // HTTP framing makes the body exactly that long, and oidc-provider checks it reads that
+        // much: the header is the size, and the request goes on unread (no copy, no stand-in)
+        if (Number(declared) > options.maxBodyBytes) throw tooLarge()
+        return next()
+      }
       const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
-      if (read === undefined) throw new PayloadTooLargeError(`the registration is larger than ${options.maxBodyBytes} bytes`)
+      if (read === undefined) throw tooLarge()
       ctx.req = read.req
       await next()
     },
