@@ -8,11 +8,11 @@ import { scoped } from './scoped-middleware.js'
 /**
  * Open registration must not be a way to fill the store: a registration body over `maxBodyBytes`
  * is 413 (by its Content-Length; a chunked one is read and replayed to oidc-provider, which would
- * say "failed to parse" instead), and a
- * new registration is refused while its address — or everyone together — already holds as many
- * registrations nobody has used yet as allowed (counted by the unused-client sweeper; with several
- * nodes, every node's registrations, see UnusedClients). Client metadata itself is bounded by the
- * registration validator (`boundedMetadata`).
+ * say "failed to parse" instead), and a new registration is refused while its address — or
+ * everyone together — already holds as many registrations nobody has used yet as allowed (counted
+ * by the unused-client sweeper; with several nodes, every node's registrations, see
+ * UnusedClients). Client metadata itself is bounded by the registration validator
+ * (`boundedMetadata`).
  */
 export function registrationLimits(options: { path: string; maxBodyBytes: number; unused: UnusedClients; maxUnusedPerAddress: number; maxUnused: number }): Middleware {
   const { path } = options
