@@ -9,7 +9,10 @@
 // pinned to core 1, wrk and redis-server to core 0. Several rounds of fresh servers, several
 // interleaved passes each; median per cell. Loopback only, bounded in time (about 9 min), temp
 // data dirs removed.
-// Usage: npm run bench:auth [-- --seconds 3 --rounds 4 --passes 2 --scale 100 --no-write --only bare,lowdb --connections 10,64]
+// With --baseline DIR (a checkout of an earlier commit, built: its dist/ and bench/fixtures/), the
+// same run also measures that build's lowdb and Redis servers, interleaved with this build's, and
+// reports this build / the baseline (no regression: medians within 5%) in a section of its own.
+// Usage: npm run bench:auth [-- --seconds 3 --rounds 4 --passes 2 --scale 100 --no-write --only bare,lowdb --connections 10,64 --baseline DIR]
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -48,6 +51,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean' },
     only: { type: 'string' },
     connections: { type: 'string' },
+    baseline: { type: 'string' },
   },
 })
 const SECONDS = positiveOption(values, 'seconds')
@@ -87,13 +91,26 @@ if (!existsSync(DEFAULTS)) throw new Error('dist/ not built (npm run build)')
 const { defaults } = await import(DEFAULTS)
 const DB_FILE = defaults.storage.dbFile
 
-const allServers = [
+const BASELINE = values.baseline === undefined ? undefined : join(values.baseline, 'bench/fixtures/auth-server.mjs')
+if (BASELINE !== undefined && !existsSync(join(values.baseline, 'dist/auth/server/create-authorization-server.js')))
+  throw new Error(`--baseline ${values.baseline}: no built checkout there (git worktree add DIR <commit>, then npm run build in it)`)
+const ourServers = [
   { key: 'bare', label: 'bare oidc-provider 9 (anchor)', storage: 'bare' },
   { key: 'memory', label: 'mcp-auth, oidc-provider MemoryAdapter', storage: 'memory', seed: BASE },
   { key: 'lowdb', label: 'mcp-auth, lowdb store', storage: 'lowdb', seed: BASE },
   { key: 'lowdb-full', label: `mcp-auth, lowdb store, ${SCALE}× records`, storage: 'lowdb', seed: BASE * SCALE },
   { key: 'redis', label: 'mcp-auth, Redis', storage: 'redis', seed: BASE },
 ]
+// The baseline build's servers, beside ours of the same storage (the bare anchor needs none).
+const BASELINE_KEYS = ['lowdb', 'redis']
+const allServers =
+  BASELINE === undefined
+    ? ourServers
+    : ourServers
+        .filter((server) => server.key === 'bare' || BASELINE_KEYS.includes(server.key))
+        .flatMap((server) =>
+          BASELINE_KEYS.includes(server.key) ? [server, { ...server, key: `${server.key}-baseline`, label: `${server.label} (baseline build)`, fixture: BASELINE }] : [server],
+        )
 const only = values.only?.split(',').map((key) => key.trim())
 const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
 // A partial run must not replace the full table in docs/performance.md.
@@ -104,6 +121,10 @@ const cleanups = [() => Promise.all([...dataDirs].map((dir) => rm(dir, { recursi
 onInterrupt(() => Promise.all(cleanups.map((cleanup) => cleanup())))
 const { freePort } = await import(here('../dist/cli/serve.js'))
 const redis = servers.some((server) => server.storage === 'redis') && hasRedis() ? await startRedis(cleanups, await freePort('127.0.0.1')) : undefined
+// The two builds' Redis servers are up at once in a round: each build has a redis-server of its own.
+const baselineRedis =
+  redis !== undefined && servers.some((server) => server.storage === 'redis' && server.fixture) ? await startRedis(cleanups, await freePort('127.0.0.1')) : undefined
+const redisOf = (server) => (server.fixture === undefined ? redis : baselineRedis)
 
 // The bare provider prints its static client (`client <id> <secret>`) before "listening on".
 async function start(server, dataDir) {
@@ -114,11 +135,11 @@ async function start(server, dataDir) {
     return { child, issuer: url, client: clientCredentialsRequest(url, id, secret) }
   }
   if (server.storage === 'redis') {
-    if (redis === undefined) throw new Error('redis-server is not installed (apt-get install -y redis-server)')
-    redis.empty()
+    if (redisOf(server) === undefined) throw new Error('redis-server is not installed (apt-get install -y redis-server)')
+    redisOf(server).empty()
   }
-  const storage = ['--storage', server.storage, ...(server.storage === 'redis' ? ['--redis', redis.url] : [])]
-  const { child, url } = await startServer([SERVER, ...storage, '--data-dir', dataDir, '--seed', String(server.seed)], START_TIMEOUT_MS)
+  const storage = ['--storage', server.storage, ...(server.storage === 'redis' ? ['--redis', redisOf(server).url] : [])]
+  const { child, url } = await startServer([server.fixture ?? SERVER, ...storage, '--data-dir', dataDir, '--seed', String(server.seed)], START_TIMEOUT_MS)
   return { child, issuer: url }
 }
 
@@ -197,7 +218,7 @@ async function prepare(server) {
 
 async function measure({ server, child, url, client }, mode, round) {
   // redis-server works for the Redis server: not another process disturbing the run
-  const ours = new Set([process.pid, child.pid, ...(server.storage === 'redis' && redis ? [redis.child.pid] : [])])
+  const ours = new Set([process.pid, child.pid, ...(server.storage === 'redis' && redisOf(server) ? [redisOf(server).child.pid] : [])])
   const [before, serverBefore] = await Promise.all([otherTicks(ours), ticksOf(child.pid)])
   const r = await wrk(url, mode.connections, SECONDS, client)
   const [after, serverAfter] = await Promise.all([otherTicks(ours), ticksOf(child.pid)])
@@ -281,10 +302,14 @@ const goals = [
     judged: (mode) => mode.connections > 1,
     met: (kept) => kept >= 0.9,
   }),
-  row('mcp-auth MemoryAdapter / bare oidc-provider', 'memory', 'bare', percent),
-  row('mcp-auth Redis / bare oidc-provider', 'redis', 'bare', percent),
-  row('lowdb / MemoryAdapter, both mcp-auth (goal ≥ 95%)', 'lowdb', 'memory', percent, { ...passes, met: (kept) => kept >= 0.95 }),
-  row(`drop after ${SCALE}× records, goal ≤ 10%`, 'lowdb-full', 'lowdb', percent, { ...passes, figure: (kept) => 1 - kept, met: (drop) => drop <= 0.1 }),
+  ...(BASELINE === undefined
+    ? [
+        row('mcp-auth MemoryAdapter / bare oidc-provider', 'memory', 'bare', percent),
+        row('mcp-auth Redis / bare oidc-provider', 'redis', 'bare', percent),
+        row('lowdb / MemoryAdapter, both mcp-auth (goal ≥ 95%)', 'lowdb', 'memory', percent, { ...passes, met: (kept) => kept >= 0.95 }),
+        row(`drop after ${SCALE}× records, goal ≤ 10%`, 'lowdb-full', 'lowdb', percent, { ...passes, figure: (kept) => 1 - kept, met: (drop) => drop <= 0.1 }),
+      ]
+    : BASELINE_KEYS.map((key) => row(`${key}: this build / baseline build, no regression (≥ 95%)`, key, `${key}-baseline`, percent, { ...passes, met: (kept) => kept >= 0.95 }))),
 ].join('\n')
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`
 const storeLine = (key, label) => (stores[key] ? `${label}: ${stores[key].records} records, ${kib(stores[key].bytes)}` : undefined)
@@ -306,7 +331,23 @@ const warnings = [
 ].filter(Boolean)
 printReport([table, goals, storeLines.join('\n')], warnings, started)
 
-if (write) {
+if (write && BASELINE !== undefined) {
+  await writeSection(
+    'auth-regression',
+    `## Authorization server: this build against an earlier one (no regression)
+
+Command: \`npm run bench:auth -- --baseline DIR\` (DIR: a built checkout of the earlier commit, e.g.
+\`git worktree add DIR <commit> && (cd DIR && ln -s $PWD/node_modules && npm run build)\`). The same method as the
+section below (bare oidc-provider ${BARE_VERSION} as the anchor, \`bench/fixtures/auth-server.mjs\` of each build, ${ROUNDS} rounds of
+fresh servers × ${PASSES} interleaved passes, the order rotated, medians), with the lowdb and Redis servers of both builds
+in every pass. "No regression" is this build's median at least 95% of the baseline's.
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${goals}`,
+  )
+} else if (write) {
   await writeSection(
     'auth',
     `## Authorization server: client_credentials token requests (issue 18: against bare oidc-provider)

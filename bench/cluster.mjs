@@ -6,7 +6,10 @@
 // HAProxy, and redis-server) to core 0; on a 2-core machine two nodes share one core, so the pair
 // shows the price of the extra hop and process, not scaling. Loopback only, bounded in time
 // (about 8 min), temp dirs removed.
-// Usage: npm run bench:cluster [-- --seconds 3 --rounds 5 --no-write --only storage|cluster]
+// With --baseline DIR (a built checkout of an earlier commit), each part measures that build's nodes
+// beside this build's, interleaved in every round, and reports this build / the baseline (no
+// regression: medians within 5%) in sections of their own.
+// Usage: npm run bench:cluster [-- --seconds 3 --rounds 5 --no-write --only storage|cluster --baseline DIR]
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -36,7 +39,13 @@ import {
 } from './harness.mjs'
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '5' }, 'no-write': { type: 'boolean' }, only: { type: 'string' } },
+  options: {
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
+    'no-write': { type: 'boolean' },
+    only: { type: 'string' },
+    baseline: { type: 'string' },
+  },
 })
 const SECONDS = positiveOption(values, 'seconds')
 const ROUNDS = positiveOption(values, 'rounds', { integer: true })
@@ -44,6 +53,9 @@ const parts = values.only ? values.only.split(',') : ['storage', 'cluster']
 const write = !values['no-write'] && !values.only
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const NODE = here('./fixtures/cluster-node.mjs')
+const BASELINE_NODE = values.baseline === undefined ? undefined : join(values.baseline, 'bench/fixtures/cluster-node.mjs')
+if (values.baseline !== undefined && !existsSync(join(values.baseline, 'dist/app/main-job.js')))
+  throw new Error(`--baseline ${values.baseline}: no built checkout there (git worktree add DIR <commit>, then npm run build in it)`)
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path))
 const MODES = [
   { key: '10', label: 'c=10', connections: 10 },
@@ -75,9 +87,9 @@ async function freshDataDir() {
   return dataDir
 }
 
-async function startNode(storage, extra = [], dataDir = undefined) {
+async function startNode(storage, extra = [], dataDir = undefined, fixture = NODE) {
   dataDir ??= await freshDataDir()
-  const args = [NODE, '--storage', storage, '--data-dir', dataDir, ...(storage === 'redis' ? ['--redis', REDIS_URL] : []), ...extra]
+  const args = [fixture, '--storage', storage, '--data-dir', dataDir, ...(storage === 'redis' ? ['--redis', REDIS_URL] : []), ...extra]
   const { child, url } = await startServer(args, START_TIMEOUT_MS)
   cleanups.push(async () => child.kill('SIGKILL'))
   return { child, url, dataDir }
@@ -182,13 +194,13 @@ async function runPart(setups) {
   return { servers, runs, unavailable }
 }
 
-function single(storage, label) {
+function single(storage, label, fixture = NODE, key = storage) {
   return {
-    key: storage,
+    key,
     label,
     async start() {
       if (storage === 'redis') redis.empty()
-      const node = await startNode(storage)
+      const node = await startNode(storage, [], undefined, fixture)
       return { children: [node.child], target: node.url, publicOrigin: node.url, stop: async () => stopAll([node.child]) }
     },
   }
@@ -212,7 +224,7 @@ async function stopAll(children, proxy) {
 }
 
 /** `count` Redis nodes behind a fresh HAProxy (round robin, health checks), the public origin being the proxy's. */
-function behindProxy(count, key, label) {
+function behindProxy(count, key, label, fixture = NODE) {
   return {
     key,
     label,
@@ -223,7 +235,7 @@ function behindProxy(count, key, label) {
       redis.empty()
       // the nodes of one deployment share their keys: one data directory
       const dataDir = await freshDataDir()
-      const nodes = await Promise.all(ports.map((port) => startNode('redis', ['--port', String(port), '--issuer', origin], dataDir)))
+      const nodes = await Promise.all(ports.map((port) => startNode('redis', ['--port', String(port), '--issuer', origin], dataDir, fixture)))
       const dir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-haproxy-'))
       cleanups.push(() => rm(dir, { recursive: true, force: true }))
       const config = join(dir, 'haproxy.cfg')
@@ -273,7 +285,51 @@ const allWarnings = []
 let failed = false
 const percent = (value) => `${(value * 100).toFixed(0)}%`
 
-if (parts.includes('storage')) {
+/** This build's setup and the baseline build's, one after the other (rounds rotate the order). */
+const withBaseline = (setup, make) => [setup, make(BASELINE_NODE, `${setup.key}-baseline`, `${setup.label} (baseline build)`)]
+
+if (BASELINE_NODE !== undefined) {
+  const setups = [
+    ...withBaseline(single('lowdb', 'lowdb file'), (fixture, key, label) => single('lowdb', label, fixture, key)),
+    ...withBaseline(single('redis', 'Redis'), (fixture, key, label) => single('redis', label, fixture, key)),
+    ...withBaseline(behindProxy(2, 'proxy-2', 'two Redis nodes behind HAProxy'), (fixture, key, label) => behindProxy(2, key, label, fixture)),
+  ].filter((setup) => parts.includes(setup.key.startsWith('proxy') ? 'cluster' : 'storage'))
+  const { servers, runs, unavailable } = await runPart(setups)
+  const results = summarize(servers, MODES, runs, unavailable)
+  const row = ratioRows(results, runs, MODES)
+  const ratios = [
+    `| this build / baseline build, no regression (≥ 95%) | ${MODES.map((mode) => mode.label).join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(MODES.length)}`,
+    ...setups
+      .filter((setup) => !setup.key.endsWith('-baseline'))
+      .flatMap((setup) =>
+        WORKLOADS.map((workload) =>
+          row(`${setup.label}, ${workload.label}`, `${setup.key}:${workload.key}`, `${setup.key}-baseline:${workload.key}`, percent, { met: (kept) => kept >= 0.95 }),
+        ),
+      ),
+  ].join('\n')
+  const { warnings, failed: partFailed } = runWarnings(results, unavailable)
+  failed ||= partFailed
+  allWarnings.push(...warnings)
+  const section = [
+    '## Storage and cluster: this build against an earlier one (no regression)',
+    '',
+    'Command: `npm run bench:cluster -- --baseline DIR` (DIR: a built checkout of the earlier commit). The same',
+    'workloads and method as the two sections below, with `bench/fixtures/cluster-node.mjs` of each build: lowdb',
+    'and Redis single nodes, and two Redis nodes behind HAProxy, both builds in every round (order rotated).',
+    '"No regression" is this build\'s median at least 95% of the baseline\'s.',
+    `${machineLine()}.`,
+    '',
+    resultTable(servers, MODES, results, unavailable, { cpu: true }),
+    '',
+    ratios,
+    ...warnings.map((warning) => `\n${warning}`),
+  ].join('\n')
+  blocks.push(section)
+  if (write) await writeSection('cluster-regression', section)
+}
+
+if (BASELINE_NODE === undefined && parts.includes('storage')) {
   const setups = [single('memory', 'in-memory store (anchor)'), single('lowdb', 'lowdb file'), single('redis', 'Redis')]
   const { servers, runs, unavailable } = await runPart(setups)
   const results = summarize(servers, MODES, runs, unavailable)
@@ -314,7 +370,7 @@ if (parts.includes('storage')) {
   if (write) await writeSection('cluster-storage', section)
 }
 
-if (parts.includes('cluster')) {
+if (BASELINE_NODE === undefined && parts.includes('cluster')) {
   const setups = [
     single('redis', 'one Redis node, direct'),
     behindProxy(1, 'proxy-1', 'one Redis node behind HAProxy'),
