@@ -81,6 +81,8 @@ export const authorizationServerOptionsSchema = z.strictObject({
             issuer: z.string().refine((value) => URL.canParse(value), 'issuer must be a URL'),
             jwks: z.strictObject({ keys: z.array(z.looseObject({ kty: z.string() })).min(1) }).optional(),
             jwksUri: serverUrl('jwksUri').optional(),
+            /** Its discovery and keys may be on a private, loopback or link-local address (an internal issuer). Default false. */
+            allowPrivateAddresses: z.boolean().optional(),
             /** Subject (`sub`) → `{ client: clientId }` (a machine client's token) or `{ account: username }` (a token for that account). */
             subjects: z.record(z.string().min(1), z.union([z.strictObject({ client: z.string().min(1) }), z.strictObject({ account: z.string().min(1) })])),
           }),
@@ -92,6 +94,8 @@ export const authorizationServerOptionsSchema = z.strictObject({
   upstream: z
     .strictObject({
       issuer: serverUrl('upstream issuer'),
+      /** Its endpoints may be on a private, loopback or link-local address (an internal identity provider). Default false. */
+      allowPrivateAddresses: z.boolean().optional(),
       clientId: z.string().min(1),
       clientSecret: z.string().min(1).optional(),
       /** private_key_jwt instead of a secret: a PKCS#8 PEM key and its JWS algorithm. */
