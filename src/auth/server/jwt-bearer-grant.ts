@@ -149,7 +149,7 @@ function describe(error: unknown): string {
   // RFC 7523 §3.1 and RFC 6749 §5.2 leave the token endpoint invalid_grant for an assertion that
   // cannot be verified (temporarily_unavailable is an authorization endpoint code): the reason
   // says the issuer is unavailable and to try again; what failed is in the server's log.
-  if (error instanceof IssuerUnavailableError) return `the assertion's issuer ${error.issuer} is unavailable right now (its keys cannot be fetched); try again later`
+  if (error instanceof IssuerUnavailableError) return `the assertion's issuer ${error.issuer} is unavailable right now (its metadata or keys cannot be fetched); try again later`
   if (error instanceof joseErrors.JWTExpired) return 'the assertion has expired'
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'the assertion is for another audience'
