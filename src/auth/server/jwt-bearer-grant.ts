@@ -36,12 +36,14 @@ export interface JwtBearerGrant {
  * The JWT bearer grant (RFC 7523 §2.1) for workloads: a JWT their platform issued (a CI job's OIDC
  * token, a Kubernetes service account token…) is the authorization grant. It is honoured when it
  * comes from a configured issuer and verifies with that issuer's keys (asymmetric algorithms only),
- * names us in `aud`, has `exp` (and lives at most `maxAssertionLifetimeSeconds`), a `jti` never
- * used before (remembered until `exp` in oidc-provider's ReplayDetection records, shared by every
- * node; recorded only once everything else passed), and a `sub` the configuration maps: to a client (the requesting client must be that
- * client; a client_credentials-like token with at most its registered scope) or to an account (a
- * token for that account, at most the scopes it may have, recorded as a grant that can be listed
- * and revoked). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
+ * names us in `aud`, has `exp` (at most `maxAssertionLifetimeSeconds` from now and from `iat`, an
+ * `iat` not ahead beyond the skew: assertionClaimsProblem), a string `jti` never used before
+ * (remembered until `exp` in oidc-provider's ReplayDetection records, shared by every node;
+ * recorded only once everything else passed), and a `sub` the configuration maps: to a client
+ * (the requesting client must be that client; a client_credentials-like token with at most its
+ * registered scope) or to an account (a token for that account, at most the scopes it may have
+ * and the client registered, recorded as a grant that can be listed and revoked). An issuer whose
+ * discovery or keys cannot be fetched is refused alone, as unavailable (trustedIssuers). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
  * `invalid_scope` or `invalid_target`; the assertion itself is never echoed.
  */
 export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant {
