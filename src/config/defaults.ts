@@ -365,7 +365,7 @@ export const defaults = {
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */
       enabled: true,
-      /** Development only: allow documents on private, loopback and link-local addresses. */
+      /** Development only (refused unless the issuer is a loopback host): allow documents on private, loopback and link-local addresses. */
       allowPrivateAddresses: false,
       /** A failed fetch of a URL is not tried again for this long (seconds), nor answered slowly twice. */
       failureCacheSeconds: 10,

@@ -286,6 +286,12 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
   const value = parsed.data
   const issuer = new URL((value.issuer ?? defaults.authServer.issuer).replace(/\/+$/, ''))
   const mountPath = issuer.pathname.replace(/\/+$/, '')
+  // URLs a client supplies never reach private addresses, except on a development (loopback) server
+  if (value.clientIdMetadataDocuments?.allowPrivateAddresses === true && !isLoopbackHostname(issuer.hostname)) {
+    throw new TypeError(
+      `invalid authorization server options:\n  clientIdMetadataDocuments.allowPrivateAddresses: only for development on a loopback issuer; ${issuer.origin} fetches what clients name on public addresses only`,
+    )
+  }
   const a = defaults.authServer
   const resources = (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => {
     try {
