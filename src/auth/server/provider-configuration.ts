@@ -296,9 +296,9 @@ function clientCredentialsPolicy(ctx: KoaContextWithOIDC | undefined, metadata: 
 /**
  * Fetch for what clients point us at: client ID metadata documents and clients' `jwks_uri`.
  * outboundFetch resolves first, refuses private and special-use addresses before connecting, and
- * connects to the address it checked, within one time budget and body cap (oidc-provider's own dispatcher
- * checks only after connecting). The development setting allows private addresses; a test may
- * bring its own fetch (to trust a test CA), which keeps the same budget.
+ * connects to the address it checked, within one time budget and body cap, following no redirect
+ * (oidc-provider's own dispatcher checks only after connecting). The development setting allows
+ * private addresses; a test may bring its own fetch (to trust a test CA), which keeps the budget.
  */
 function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']> {
   const c = defaults.authServer.clientIdMetadataDocuments
