@@ -258,6 +258,32 @@ export const defaults = {
       maxProofBytes: 8_192,
     },
   },
+  /**
+   * Every fetch the authorization server makes (src/net/outbound-fetch.ts over guarded-fetch.ts):
+   * a trusted issuer's discovery and `jwks_uri`, the upstream identity provider, client ID
+   * metadata documents and clients' `jwks_uri`. Each is resolved first, refused on a private or
+   * special-use address unless its configuration allows that explicitly (never for a URL a client
+   * chose), bounded in time and size, and never redirected: a 3xx is an error, since each hop
+   * would need its address checked again and metadata and keys are served where they are named.
+   */
+  outbound: {
+    /**
+     * Budget (ms) of one fetch of a server the operator configured (trusted issuer, upstream
+     * identity provider): name resolution, connection, TLS, headers and body together.
+     */
+    timeoutMs: 5_000,
+    /**
+     * Budget (ms) of one fetch of a URL a client chose (a document, a client's jwks_uri): shorter,
+     * since the client waits on it and an attacker picks a URL that never answers.
+     */
+    clientUrlTimeoutMs: 2_500,
+    /**
+     * Largest response body (bytes) of any fetch (metadata, JWKS, token and userinfo responses):
+     * a longer body is cut off while it is read, so a hostile or broken server cannot make us
+     * hold megabytes. Real JWKS and metadata documents are a few KiB.
+     */
+    maxBytes: 64 * 1024,
+  },
   authServer: {
     /**
      * Issuer of the standalone authorization server when none is configured (development only:
@@ -339,25 +365,14 @@ export const defaults = {
     clientIdMetadataDocuments: {
       /** Accept https client_id URLs that point at a client ID metadata document. */
       enabled: true,
-      /** Development only: allow documents on private, loopback and link-local addresses. */
+      /** Development only (refused unless the issuer is a loopback host): allow documents on private, loopback and link-local addresses. */
       allowPrivateAddresses: false,
-      /**
-       * Budget (ms) of one fetch of a client-chosen URL (a document, a client's jwks_uri): name
-       * resolution, connection, TLS, headers and body together.
-       */
-      fetchTimeoutMs: 2_500,
       /** A failed fetch of a URL is not tried again for this long (seconds), nor answered slowly twice. */
       failureCacheSeconds: 10,
       /** Failed URLs remembered at once (oldest forgotten first). */
       failureCacheEntries: 1_000,
       /** Largest document (bytes). */
       maxBytes: 16 * 1024,
-      /**
-       * Largest response body (bytes) of any fetch of a client-chosen URL (a document, a client's
-       * jwks_uri): a body longer than this is cut off while it is read, so a hostile URL cannot
-       * make the server read megabytes within the time budget.
-       */
-      fetchMaxBytes: 64 * 1024,
       /** Cache bounds (seconds) around the document's HTTP cache headers. */
       cacheMinSeconds: 60,
       cacheMaxSeconds: 24 * 60 * 60,
@@ -446,12 +461,24 @@ export const defaults = {
     keptScopesPerResource: 256,
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
-      /** Longest lifetime (seconds, `exp` - `iat`, or `exp` - now without `iat`) of an assertion accepted. */
+      /** Longest lifetime (seconds) of an assertion accepted, counted from now and from its `iat`. */
       maxAssertionLifetimeSeconds: 3600,
-      /** Allowed clock skew (seconds) on the assertion's `exp`, `nbf`, `iat`. */
+      /** Allowed clock skew (seconds) on the assertion's `exp`, `nbf`, `iat` (an `iat` further ahead is refused). */
       clockToleranceSeconds: 30,
-      /** Timeout (ms) fetching a trusted issuer's JWKS (its discovery document: `resourceServer.fetchTimeoutMs`). */
-      fetchTimeoutMs: 5_000,
+      /**
+       * A trusted issuer whose discovery failed is tried again after this long (ms), doubling up
+       * to `discoveryRetryMaxMs`; meanwhile its assertions are refused (the others are not).
+       */
+      discoveryRetryMinMs: 1_000,
+      /** Longest wait (ms) between two discovery attempts of an unavailable issuer: 5 minutes. */
+      discoveryRetryMaxMs: 5 * 60_000,
+      /**
+       * A trusted issuer's JWKS is fetched again at most this often (ms): on an unknown `kid`
+       * (key rotation) or after a failed fetch. As jose's remote JWKS: 30 s.
+       */
+      jwksCooldownMs: 30_000,
+      /** A fetched JWKS is used this long (ms) before the next verification fetches it again. */
+      jwksMaxAgeMs: 10 * 60_000,
       /** Largest assertion (bytes) read. */
       maxAssertionBytes: 16_384,
     },

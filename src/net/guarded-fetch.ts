@@ -40,7 +40,8 @@ export class OutboundAddressError extends Error {
 }
 
 /**
- * fetch() for URLs a client chose (client ID metadata documents, a client's `jwks_uri`): the host
+ * fetch() with the checks every outbound request of the authorization server needs (see
+ * outboundFetch for the limits and who may reach private addresses): the host
  * is resolved first, every address it resolves to is checked against the special-use ranges
  * (loopback, private, link-local, unique-local, documentation, IPv4-mapped forms…), and the
  * connection goes to the checked address — no second resolution, so a name cannot answer
@@ -68,6 +69,8 @@ export async function guardedFetch(url: string | URL, init: RequestInit, options
   const headers: Record<string, string> = {}
   for (const [name, value] of new Headers(init.headers)) headers[name] = value
   const method = init.method ?? 'GET'
+  const body = requestBody(init.body)
+  if (body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(body.length)
   return new Promise<Response>((resolve, reject) => {
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
       target,
@@ -90,8 +93,16 @@ export async function guardedFetch(url: string | URL, init: RequestInit, options
       },
     )
     request.on('error', reject)
-    request.end(typeof init.body === 'string' ? init.body : undefined)
+    request.end(body)
   })
+}
+
+/** The request bodies our callers send: a string, a form (openid-client's token requests) or bytes. */
+function requestBody(body: RequestInit['body']): Buffer | undefined {
+  if (body === undefined || body === null) return undefined
+  if (typeof body === 'string' || body instanceof URLSearchParams) return Buffer.from(String(body))
+  if (body instanceof Uint8Array) return Buffer.from(body)
+  throw new TypeError('guardedFetch sends string, URLSearchParams or Uint8Array bodies only')
 }
 
 function toHeaders(incoming: IncomingHttpHeaders): Headers {

@@ -36,6 +36,8 @@ export async function startUpstreamPair(options: {
     as: {
       upstream: {
         issuer: upstream.issuer,
+        // the test's upstream provider is on 127.0.0.1
+        allowPrivateAddresses: true,
         clientId: 'our-as',
         ...(privateKeyPem !== undefined ? { privateKeyPem, privateKeyAlg: 'ES256' } : { clientSecret: secret }),
         ...(options.scopes ? { scopes: options.scopes } : {}),

@@ -9,6 +9,7 @@ import type { AccountStore } from '../server/account-store.js'
 import type { UpstreamOptions } from '../server/options.js'
 import type { SecretBox } from '../server/secret-box.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
+import { outboundFetch } from '../../net/outbound-fetch.js'
 
 const PENDING = 'upstream-pending'
 const LINKS = 'upstream-links'
@@ -83,13 +84,19 @@ export class UpstreamLogin {
           : clientSecret !== undefined
             ? clientSecretBasic(clientSecret)
             : client.None()
+      // every request to the upstream (discovery, keys, code exchange, refresh, userinfo,
+      // revocation) goes through the outbound fetch: bounded, no redirects, private addresses
+      // only when the configuration allows them
+      const outbound = outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: this.#options.allowPrivateAddresses === true, setting: 'upstream.allowPrivateAddresses' })
       const config =
         endpoints !== undefined
           ? new client.Configuration({ issuer, ...endpoints }, clientId, {}, auth)
           : await client.discovery(new URL(issuer), clientId, undefined, auth, {
               ...(isLoopbackUrl(issuer) ? { execute: [client.allowInsecureRequests] } : {}),
               timeout: defaults.oauthClient.requestTimeoutMs / 1000,
+              [client.customFetch]: outbound,
             })
+      config[client.customFetch] = outbound
       if (isLoopbackUrl(issuer)) client.allowInsecureRequests(config)
       // Every later request to the upstream (code exchange, refresh, userinfo, revocation) has a deadline too.
       config.timeout = defaults.oauthClient.requestTimeoutMs / 1000

@@ -11,14 +11,21 @@ export interface AuthorizationServerInfo {
 /**
  * Reads an authorization server's metadata the way MCP 2025-11-25 lists it: RFC 8414
  * (path-inserted for an issuer with a path), then OpenID Connect discovery (path-inserted, then
- * appended). The document's `issuer` must equal the one asked for (RFC 8414 §3.3).
+ * appended). The document's `issuer` must equal the one asked for (RFC 8414 §3.3). `signal`
+ * bounds the whole discovery, every candidate together.
  */
-export async function discoverAuthorizationServer(issuer: string, fetchImpl: typeof fetch = fetch): Promise<AuthorizationServerInfo> {
+export async function discoverAuthorizationServer(
+  issuer: string,
+  fetchImpl: (url: string, init: RequestInit) => Promise<Response> = fetch,
+  options: { signal?: AbortSignal } = {},
+): Promise<AuthorizationServerInfo> {
   const candidates = authorizationServerMetadataUrls(issuer)
   const problems: string[] = []
   for (const candidate of candidates) {
     try {
-      const response = await fetchImpl(candidate, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(defaults.resourceServer.fetchTimeoutMs) })
+      const deadline = AbortSignal.timeout(defaults.resourceServer.fetchTimeoutMs)
+      const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline])
+      const response = await fetchImpl(candidate, { headers: { accept: 'application/json' }, signal })
       if (!response.ok) {
         await response.body?.cancel()
         problems.push(`${candidate}: ${response.status}`)

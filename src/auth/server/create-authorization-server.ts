@@ -180,7 +180,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   reuseUnchangedClients(provider, storage.adapter('Client'))
   if (options.jwtBearer !== undefined) {
     const issuer = options.issuer.href.replace(/\/$/, '')
-    registerJwtBearerGrant({
+    const jwtBearer = registerJwtBearerGrant({
       provider,
       options: options.jwtBearer,
       audiences: [issuer, `${issuer}${defaults.authServer.routes.token}`],
@@ -188,8 +188,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       scopes,
       accessTokenAlg: options.accessTokenAlg,
       defaultResource: options.resources[0]!.uri,
-      ...(options.fetch !== undefined ? { fetch: options.fetch as typeof fetch } : {}),
     })
+    onClose(async () => jwtBearer.close())
   }
   bindClientSecretMethod(provider)
   revocations.listen(provider)

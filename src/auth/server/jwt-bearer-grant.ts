@@ -1,23 +1,17 @@
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { errors } from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
-import { discoverAuthorizationServer } from '../resource/discover-authorization-server.js'
 import type { AccountStore } from './account-store.js'
+import { assertionClaimsProblem } from './jwt-bearer/assertion-claims.js'
+import { IssuerUnavailableError } from './jwt-bearer/issuer-unavailable-error.js'
+import { trustedIssuers } from './jwt-bearer/trusted-issuers.js'
 import type { JwtBearerOptions } from './options.js'
 import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
-
-type Mapping = { client: string } | { account: string }
-
-interface TrustedIssuer {
-  issuer: string
-  keys: JWTVerifyGetKey
-  subjects: Readonly<Record<string, Mapping>>
-}
 
 export interface JwtBearerGrantDeps {
   provider: Provider
@@ -29,34 +23,34 @@ export interface JwtBearerGrantDeps {
   accessTokenAlg: string
   /** The resource of a request that names none. */
   defaultResource: string
-  fetch?: typeof fetch
+  /** Where an unavailable trusted issuer is reported (one line each); default: stderr. */
+  log?: (line: string) => void
+}
+
+/** The registered grant: `close()` stops the background discovery of unavailable issuers. */
+export interface JwtBearerGrant {
+  close(): void
 }
 
 /**
  * The JWT bearer grant (RFC 7523 §2.1) for workloads: a JWT their platform issued (a CI job's OIDC
  * token, a Kubernetes service account token…) is the authorization grant. It is honoured when it
  * comes from a configured issuer and verifies with that issuer's keys (asymmetric algorithms only),
- * names us in `aud`, has `exp` (and lives at most `maxAssertionLifetimeSeconds`), a `jti` never
- * used before (remembered until `exp` in oidc-provider's ReplayDetection records, shared by every
- * node; recorded only once everything else passed), and a `sub` the configuration maps: to a client (the requesting client must be that
- * client; a client_credentials-like token with at most its registered scope) or to an account (a
- * token for that account, at most the scopes it may have, recorded as a grant that can be listed
- * and revoked). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
+ * names us in `aud`, has `exp` (at most `maxAssertionLifetimeSeconds` from now and from `iat`, an
+ * `iat` not ahead beyond the skew: assertionClaimsProblem), a string `jti` never used before
+ * (remembered until `exp` in oidc-provider's ReplayDetection records, shared by every node;
+ * recorded only once everything else passed), and a `sub` the configuration maps: to a client
+ * (the requesting client must be that client; a client_credentials-like token with at most its
+ * registered scope) or to an account (a token for that account, at most the scopes it may have
+ * and the client registered, recorded as a grant that can be listed and revoked). An issuer whose
+ * discovery or keys cannot be fetched is refused alone, as unavailable (trustedIssuers). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
  * `invalid_scope` or `invalid_target`; the assertion itself is never echoed.
  */
-export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
+export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant {
   const j = defaults.authServer.jwtBearer
   // asymmetric only: the same list our resource servers accept on DPoP proofs
   const algorithms = [...defaults.resourceServer.dpop.algorithms]
-  const trusted = new Map<string, TrustedIssuer>(
-    deps.options.issuers.map((entry) => {
-      const keys =
-        entry.jwks !== undefined
-          ? createLocalJWKSet(entry.jwks as JSONWebKeySet)
-          : remoteKeys(entry.jwksUri === undefined ? discoveredJwksUri(entry.issuer, deps.fetch) : Promise.resolve(entry.jwksUri))
-      return [entry.issuer, { issuer: entry.issuer, keys, subjects: entry.subjects as Record<string, Mapping> }]
-    }),
-  )
+  const trusted = trustedIssuers(deps.options, deps.log ?? ((line) => process.stderr.write(`${line}\n`)))
   const { provider } = deps
 
   async function jwtBearerGrant(ctx: KoaContextWithOIDC): Promise<void> {
@@ -71,9 +65,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     } catch {
       throw invalidGrant('the assertion is not a JWT')
     }
-    const issuer = iss === undefined ? undefined : trusted.get(iss)
+    const issuer = typeof iss === 'string' ? trusted.get(iss) : undefined
     if (issuer === undefined) throw invalidGrant('the assertion comes from an issuer this server does not trust')
-    let payload
+    let payload: JWTPayload
     try {
       ;({ payload } = await jwtVerify(assertion, issuer.keys, {
         issuer: issuer.issuer,
@@ -85,10 +79,12 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     } catch (error) {
       throw invalidGrant(describe(error))
     }
-    const now = Math.floor(Date.now() / 1000)
+    const problem = assertionClaimsProblem(payload)
+    if (problem !== undefined) throw invalidGrant(problem)
     const exp = payload.exp!
-    if (exp - (payload.iat ?? now) > j.maxAssertionLifetimeSeconds) throw invalidGrant(`the assertion lives longer than ${j.maxAssertionLifetimeSeconds} seconds`)
-    const mapping = issuer.subjects[payload.sub!]
+    const jti = payload.jti!
+    // a Map, so `__proto__`, `constructor` and their kind are subjects like any other: unmapped
+    const mapping = issuer.subjects.get(payload.sub!)
     if (mapping === undefined) throw invalidGrant('the assertion subject is not mapped to a client or an account here')
     const indicator = typeof params['resource'] === 'string' ? params['resource'] : deps.defaultResource
     const resource = deps.scopes.resource(indicator)
@@ -97,7 +93,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     // one use per assertion, on every node (ReplayDetection records live until the assertion
     // expires); recorded last, so a request refused for its client, scope or resource does not use it up
     const firstUse = () =>
-      provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds).then((unique) => {
+      provider.ReplayDetection.unique(issuer.issuer, jti, exp + j.clockToleranceSeconds).then((unique) => {
         if (!unique) throw invalidGrant('the assertion was already used (jti)')
       })
 
@@ -113,7 +109,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     }
     const account = await deps.accounts.findByUsername(mapping.account)
     if (account === undefined || account.disabled === true) throw invalidGrant('the account the assertion maps to does not exist or is disabled')
-    const allowed = [...deps.scopes.accountScopes(account, resource.uri)]
+    // the client's registered scope caps this grant as oidc-provider caps every token request
+    const registered = typeof client.scope === 'string' ? new Set(client.scope.split(' ')) : undefined
+    const allowed = [...deps.scopes.accountScopes(account, resource.uri)].filter((scope) => registered === undefined || registered.has(scope))
     const scope = grantedScope(requested, allowed)
     await firstUse()
     const grant = new provider.Grant({ accountId: account.id, clientId: client.clientId })
@@ -125,6 +123,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
   }
 
   provider.registerGrantType(JWT_BEARER_GRANT, jwtBearerGrant as never, new Set(['assertion', 'scope', 'resource']) as never, undefined as never)
+  return { close: () => trusted.close() }
 }
 
 /**
@@ -149,6 +148,10 @@ function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number
 }
 
 function describe(error: unknown): string {
+  // RFC 7523 §3.1 and RFC 6749 §5.2 leave the token endpoint invalid_grant for an assertion that
+  // cannot be verified (temporarily_unavailable is an authorization endpoint code): the reason
+  // says the issuer is unavailable and to try again; what failed is in the server's log.
+  if (error instanceof IssuerUnavailableError) return `the assertion's issuer ${error.issuer} is unavailable right now (its metadata or keys cannot be fetched); try again later`
   if (error instanceof joseErrors.JWTExpired) return 'the assertion has expired'
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'the assertion is for another audience'
@@ -159,25 +162,4 @@ function describe(error: unknown): string {
   if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed)
     return 'the assertion signature does not verify with its issuer keys'
   return 'the assertion is malformed or could not be verified'
-}
-
-/** Keys from a URL that is learnt once (discovery), each fetch bounded in time. */
-function remoteKeys(uri: Promise<string>): JWTVerifyGetKey {
-  let keys: Promise<JWTVerifyGetKey> | undefined
-  return async (header, token) => {
-    keys ??= uri.then((url) => createRemoteJWKSet(new URL(url), { timeoutDuration: defaults.authServer.jwtBearer.fetchTimeoutMs }))
-    // a failed discovery is tried again next time
-    const resolved = await keys.catch((error: unknown) => {
-      keys = undefined
-      throw error
-    })
-    return resolved(header, token)
-  }
-}
-
-/** The `jwks_uri` of an issuer's RFC 8414 or OpenID Connect metadata (the resource server's discovery, issuer checked). */
-async function discoveredJwksUri(issuer: string, fetchImpl?: typeof fetch): Promise<string> {
-  const metadata = await discoverAuthorizationServer(issuer, fetchImpl)
-  if (metadata.jwks_uri === undefined) throw new Error(`the metadata of ${issuer} names no jwks_uri`)
-  return metadata.jwks_uri
 }

@@ -1,8 +1,10 @@
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import { defaults } from '../../config/defaults.js'
 import type { RedisConnection } from '../../storage/redis/connection.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { isLoopbackHostname } from '../../config/loopback-hosts.js'
+import { isRefusedAddress } from '../../net/guarded-fetch.js'
 
 const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope tokens are printable ASCII without spaces, quotes or backslashes')
 const seconds = z.number().int().positive()
@@ -77,13 +79,20 @@ export const authorizationServerOptionsSchema = z.strictObject({
     .strictObject({
       issuers: z
         .array(
-          z.strictObject({
-            issuer: z.string().refine((value) => URL.canParse(value), 'issuer must be a URL'),
-            jwks: z.strictObject({ keys: z.array(z.looseObject({ kty: z.string() })).min(1) }).optional(),
-            jwksUri: serverUrl('jwksUri').optional(),
-            /** Subject (`sub`) → `{ client: clientId }` (a machine client's token) or `{ account: username }` (a token for that account). */
-            subjects: z.record(z.string().min(1), z.union([z.strictObject({ client: z.string().min(1) }), z.strictObject({ account: z.string().min(1) })])),
-          }),
+          z
+            .strictObject({
+              issuer: z.string().refine((value) => URL.canParse(value), 'issuer must be a URL'),
+              jwks: z.strictObject({ keys: z.array(z.looseObject({ kty: z.string() })).min(1) }).optional(),
+              jwksUri: serverUrl('jwksUri').optional(),
+              /** Its discovery and keys may be on a private, loopback or link-local address (an internal issuer). Default false. */
+              allowPrivateAddresses: z.boolean().optional(),
+              /** Subject (`sub`) → `{ client: clientId }` (a machine client's token) or `{ account: username }` (a token for that account). */
+              subjects: z.record(z.string().min(1), z.union([z.strictObject({ client: z.string().min(1) }), z.strictObject({ account: z.string().min(1) })])),
+            })
+            .refine((entry) => entry.jwks !== undefined || entry.allowPrivateAddresses === true || !namesPrivateHost(entry.jwksUri ?? entry.issuer), {
+              message: 'its keys or discovery are on a private or loopback address: set allowPrivateAddresses: true for an internal issuer',
+              path: ['allowPrivateAddresses'],
+            }),
         )
         .min(1),
     })
@@ -92,6 +101,8 @@ export const authorizationServerOptionsSchema = z.strictObject({
   upstream: z
     .strictObject({
       issuer: serverUrl('upstream issuer'),
+      /** Its endpoints may be on a private, loopback or link-local address (an internal identity provider). Default false. */
+      allowPrivateAddresses: z.boolean().optional(),
       clientId: z.string().min(1),
       clientSecret: z.string().min(1).optional(),
       /** private_key_jwt instead of a secret: a PKCS#8 PEM key and its JWS algorithm. */
@@ -118,6 +129,14 @@ export const authorizationServerOptionsSchema = z.strictObject({
        */
       accountScopes: z.strictObject({ claim: z.string().min(1), map: z.record(z.string(), z.array(scopeToken)), default: z.array(scopeToken).optional() }).optional(),
     })
+    .refine(
+      (upstream) =>
+        upstream.allowPrivateAddresses === true || ![upstream.issuer, ...Object.values(upstream.endpoints ?? {})].some((url) => url !== undefined && namesPrivateHost(url)),
+      {
+        message: 'the upstream provider is on a private or loopback address: set allowPrivateAddresses: true for an internal identity provider',
+        path: ['allowPrivateAddresses'],
+      },
+    )
     .optional(),
   ttl: z
     .strictObject({
@@ -267,6 +286,12 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
   const value = parsed.data
   const issuer = new URL((value.issuer ?? defaults.authServer.issuer).replace(/\/+$/, ''))
   const mountPath = issuer.pathname.replace(/\/+$/, '')
+  // URLs a client supplies never reach private addresses, except on a development (loopback) server
+  if (value.clientIdMetadataDocuments?.allowPrivateAddresses === true && !isLoopbackHostname(issuer.hostname)) {
+    throw new TypeError(
+      `invalid authorization server options:\n  clientIdMetadataDocuments.allowPrivateAddresses: only for development on a loopback issuer; ${issuer.origin} fetches what clients name on public addresses only`,
+    )
+  }
   const a = defaults.authServer
   const resources = (value.resources ?? [{ uri: `${issuer.origin}${defaults.streamableHttp.path}` }]).map((resource) => {
     try {
@@ -304,4 +329,12 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     ...(connection !== undefined ? { redis: connection } : value.redis !== undefined ? { redis: typeof value.redis === 'string' ? { url: value.redis } : value.redis } : {}),
     ...(fetch !== undefined ? { fetch } : {}),
   }
+}
+
+/** A URL whose host is a loopback name or a private or special-use IP literal: the outbound fetch would refuse it. */
+function namesPrivateHost(value: string): boolean {
+  if (!URL.canParse(value)) return false
+  const { hostname } = new URL(value)
+  const host = hostname.replace(/^\[|\]$/g, '')
+  return isLoopbackHostname(hostname) || (isIP(host) !== 0 && isRefusedAddress(host))
 }

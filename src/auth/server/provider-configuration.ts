@@ -8,7 +8,7 @@ import type { ResolvedOptions } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
 import { grantDigest } from './grant-revocations.js'
 import { metadataTooLarge } from './registration-limits.js'
-import { guardedFetch } from '../../net/guarded-fetch.js'
+import { outboundFetch } from '../../net/outbound-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { ResourceServerInfos } from './resource-server-info.js'
@@ -295,15 +295,16 @@ function clientCredentialsPolicy(ctx: KoaContextWithOIDC | undefined, metadata: 
 
 /**
  * Fetch for what clients point us at: client ID metadata documents and clients' `jwks_uri`.
- * guardedFetch resolves first, refuses private and special-use addresses before connecting, and
- * connects to the address it checked, within one time budget (oidc-provider's own dispatcher
- * checks only after connecting). The development setting allows private addresses; a test may
- * bring its own fetch (to trust a test CA), which keeps the same budget.
+ * outboundFetch resolves first, refuses private and special-use addresses before connecting, and
+ * connects to the address it checked, within one time budget and body cap, following no redirect
+ * (oidc-provider's own dispatcher checks only after connecting). The development setting allows
+ * private addresses; a test may bring its own fetch (to trust a test CA), which keeps the budget.
  */
 function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']> {
   const c = defaults.authServer.clientIdMetadataDocuments
-  const timeoutMs = c.fetchTimeoutMs
+  const timeoutMs = defaults.outbound.clientUrlTimeoutMs
   const allowPrivateAddresses = options.clientIdMetadataDocuments.allowPrivateAddresses
+  const guarded = outboundFetch({ configuredBy: 'client', allowPrivateAddresses })
   // oidc-provider may ask for the same failing document twice in one request; a failure is
   // remembered briefly so one request stays within one budget and a target is not hammered.
   const failures = new Map<string, { error: unknown; until: number }>()
@@ -312,7 +313,7 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
       const deadline = AbortSignal.timeout(timeoutMs)
       return options.fetch(url, { ...rest, signal: rest.signal ? AbortSignal.any([rest.signal, deadline]) : deadline })
     }
-    return guardedFetch(url, rest, { timeoutMs, allowPrivateAddresses, maxBytes: c.fetchMaxBytes })
+    return guarded(url, rest)
   }
   return (async (url: URL | string, init: RequestInit & { dispatcher?: unknown }) => {
     const { dispatcher: _dispatcher, ...rest } = init

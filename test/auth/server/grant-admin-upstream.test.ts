@@ -53,7 +53,13 @@ describe('ending a grant of a delegated login', () => {
     const dataDir = join(dir, 'server-data')
     await cp(pair.stack.dataDir, dataDir, { recursive: true, filter: (source) => !source.endsWith('.lock') })
     const config = join(dir, 'config.json')
-    await writeFile(config, JSON.stringify({ issuer: pair.stack.origin, upstream: { issuer: pair.upstream.issuer, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789' } }))
+    await writeFile(
+      config,
+      JSON.stringify({
+        issuer: pair.stack.origin,
+        upstream: { issuer: pair.upstream.issuer, allowPrivateAddresses: true, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789' },
+      }),
+    )
     // `--client=<id>`: a generated client id may begin with '-'
     const revoke = await runCli(['grants', 'revoke', `--client=${clientId}`, '--data-dir', dataDir, '--config', config])
     expect(revoke.stdout).toBe('1 grant ended\n')

@@ -56,7 +56,7 @@ beforeAll(async () => {
             jwks: { keys: [{ ...(await exportJWK(ci.publicKey)), kty: 'EC', kid: 'ci1', alg: 'ES256' }] },
             subjects: { 'repo:acme/app:ref:main': { client: 'deployer' }, 'job:nightly': { account: 'demo' } },
           },
-          { issuer: idpOrigin, subjects: { [DISCOVERED]: { client: 'reporter' } } },
+          { issuer: idpOrigin, allowPrivateAddresses: true, subjects: { [DISCOVERED]: { client: 'reporter' } } },
         ],
       },
     },
