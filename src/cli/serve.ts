@@ -1,7 +1,8 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defaults } from '../config/defaults.js'
-import { isOpenEndedStream } from '../transports/http/open-ended-stream.js'
+import { cliServerStates, type CliServerState } from './cli-server-state.js'
+import { drain, isFollowed, type DrainOptions } from './drain.js'
 
 /** What {@link createCliServer} may add in front of the handler. */
 export interface CliServerOptions {
@@ -12,18 +13,6 @@ export interface CliServerOptions {
   health?: () => Promise<boolean>
 }
 
-/** The responses a server has open, for a graceful drain; and how far the drain is. */
-interface ServerState {
-  open: Set<ServerResponse>
-  /** /healthz answers 503 "draining" (the node still serves everything else). */
-  draining: boolean
-  /** Every response says `Connection: close`: the node is about to close its connections. */
-  closing: boolean
-  /** When /healthz was last asked (ms since the epoch; 0 for never): is a balancer following? */
-  lastHealthCheck: number
-}
-const states = new WeakMap<Server, ServerState>()
-
 /**
  * An HTTP server with the CLI's timeouts: a client gets `headersTimeoutMs` to send its headers
  * and `requestTimeoutMs` to send its whole request (body included); a slow or stalled upload is
@@ -33,7 +22,7 @@ const states = new WeakMap<Server, ServerState>()
  */
 export function createCliServer(handler: RequestListener, options: CliServerOptions = {}): Server {
   const c = defaults.cli
-  const state: ServerState = { open: new Set(), draining: false, closing: false, lastHealthCheck: 0 }
+  const state: CliServerState = { open: new Set(), draining: false, closing: false, lastHealthCheck: 0 }
   // one listener for every response ('close' comes once)
   const forget = function forget(this: ServerResponse): void {
     state.open.delete(this)
@@ -56,112 +45,15 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
   )
   // longer than a balancer keeps idle connections for reuse: the node never closes one it is about to use
   server.keepAliveTimeout = c.keepAliveTimeoutMs
-  states.set(server, state)
+  cliServerStates.set(server, state)
   return server
 }
 
-async function answerHealth(res: ServerResponse, state: ServerState, health: () => Promise<boolean>): Promise<void> {
+async function answerHealth(res: ServerResponse, state: CliServerState, health: () => Promise<boolean>): Promise<void> {
   const status = state.draining ? 'draining' : (await health().catch(() => false)) ? 'ok' : 'unavailable'
   const body = JSON.stringify({ status })
   res.writeHead(status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) })
   res.end(body)
-}
-
-/** How {@link drain} goes; every field has a default in `defaults.cli`. */
-export interface DrainOptions {
-  /**
-   * How long (ms) the server keeps serving with /healthz at 503 before it closes anything, so a
-   * load balancer's checks take it out first (defaults.cli.drainDelayMs). Skipped when no health
-   * check came in that long: nothing follows this server.
-   */
-  delayMs?: number
-  /** How long (ms) requests in flight get to finish (defaults.cli.drainTimeoutMs). */
-  timeoutMs?: number
-  /** The SSE `retry:` hint (ms) written to the streams the drain closes (defaults.streamableHttp.retryMs). */
-  retryMs?: number
-  /** Once aborted (a second signal), stop waiting: what is left is closed at once. */
-  signal?: AbortSignal
-}
-
-/**
- * Stops `server` the way a load balancer can follow, each step after the one before:
- * 1. /healthz answers 503 `{"status":"draining"}` while everything else is served as before, for
- *    `delayMs` (when a health check came in that long), so the balancer takes the server out of
- *    rotation before any connection it may reuse is closed;
- * 2. the listener stops accepting, idle kept-alive connections are closed, and every response
- *    from now on says `Connection: close`;
- * 3. open-ended SSE streams (GET streams, `subscriptions/listen`) end with a `retry:` hint, so
- *    their clients reconnect through the balancer to another server and resume with
- *    Last-Event-ID; requests in flight (a POST's SSE answer included) get up to `timeoutMs`;
- * 4. every connection left is closed.
- */
-export async function drain(server: Server, options: DrainOptions = {}): Promise<void> {
-  const c = defaults.cli
-  const { delayMs = c.drainDelayMs, timeoutMs = c.drainTimeoutMs, retryMs = defaults.streamableHttp.retryMs, signal } = options
-  const state = states.get(server)
-  if (state !== undefined) {
-    state.draining = true
-    if (isFollowed(state, delayMs)) await sleep(delayMs, signal)
-    state.closing = true
-    // a response whose head is not out yet is the last one on its connection
-    for (const res of state.open) if (!res.headersSent && !res.writableEnded) res.setHeader('connection', 'close')
-  }
-  // closes the idle kept-alive connections too
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  if (state !== undefined) {
-    for (const res of state.open) if (isOpenEndedStream(res)) endWithRetryHint(res, retryMs)
-    const deadline = Date.now() + timeoutMs
-    // the streams end within a tick; the rest is work in flight
-    while (Date.now() < deadline && signal?.aborted !== true && state.open.size > 0) {
-      await sleep(25, signal)
-      // a connection whose answer went out before `closing` (no Connection: close) is idle now
-      server.closeIdleConnections()
-    }
-  }
-  server.closeAllConnections()
-  await closed
-}
-
-/** Whether a balancer (or a probe) asked for /healthz within `delayMs`: then it follows the drain. */
-function isFollowed(state: ServerState, delayMs: number): boolean {
-  return delayMs > 0 && state.lastHealthCheck > 0 && Date.now() - state.lastHealthCheck <= delayMs
-}
-
-/**
- * Ends an SSE stream with a `retry:` field, after whatever this tick wrote to it (an SSE writer
- * flushes on the next tick): its client reconnects after that long, elsewhere. A message written
- * later is not lost: resumable streams keep it for Last-Event-ID.
- */
-function endWithRetryHint(res: ServerResponse, retryMs: number): void {
-  setImmediate(() => {
-    if (res.writableEnded || res.destroyed) return
-    if (isEventStream(res)) res.write(`retry: ${retryMs}\n\n`)
-    res.end()
-  })
-}
-
-/**
- * Whether the head sent is `text/event-stream`. `writeHead(status, headers)` on a response with no
- * header set before sends them without keeping them (getHeader knows nothing), so the head as sent
- * is read too.
- */
-function isEventStream(res: ServerResponse): boolean {
-  const type = res.getHeader('content-type') ?? /^content-type:[ \t]*([^\r\n]*)/im.exec((res as unknown as { _header?: string })._header ?? '')?.[1]
-  return String(type ?? '').startsWith('text/event-stream')
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted === true) return Promise.resolve()
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-  })
 }
 
 /** The URL a server listening on host:port is reached at (IPv6 literals bracketed). */
@@ -244,7 +136,7 @@ export async function closeOnSignal(listeners: readonly Server[], close: () => P
   process.once('SIGINT', again)
   process.once('SIGTERM', again)
   const followed = listeners.some((listener) => {
-    const state = states.get(listener)
+    const state = cliServerStates.get(listener)
     return state !== undefined && isFollowed(state, options.delayMs ?? defaults.cli.drainDelayMs)
   })
   if (followed)

@@ -3,8 +3,11 @@
 import { Agent, request, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createCliServer, drain, listenOn } from '../../src/cli/serve.js'
+import { drain } from '../../src/cli/drain.js'
+import { createCliServer, listenOn } from '../../src/cli/serve.js'
 import { defaults } from '../../src/config/defaults.js'
+import { createDemoServer } from '../../src/demo/demo-server.js'
+import { StreamableHttpHandler } from '../../src/transports/streamable-http/server/streamable-http-handler.js'
 import { markOpenEndedStream } from '../../src/transports/http/open-ended-stream.js'
 
 const servers: Array<ReturnType<typeof createCliServer>> = []
@@ -206,6 +209,37 @@ describe('drain a load balancer follows', () => {
     await drain(server, { timeoutMs: 5_000, retryMs: 2_500 })
     expect(Date.now() - started).toBeLessThan(1_000)
     expect(await rest(reader)).toBe('retry: 2500\n\n')
+  })
+
+  it('ends a real subscriptions/listen stream of the MCP endpoint with a retry hint at once', async () => {
+    const mcp = new StreamableHttpHandler(createDemoServer(), { allowedHosts: ['127.0.0.1'] })
+    const { server, url } = await serve((req, res) => void mcp.handle(req, res))
+    const version = '2026-07-28'
+    const listen = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': version, 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'subscriptions/listen',
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': version,
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'drain-test', version: '1' },
+          },
+        },
+      }),
+    })
+    expect(listen.status).toBe(200)
+    const reader = listen.body!.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('notifications/subscriptions/acknowledged')
+    const started = Date.now()
+    await drain(server, { timeoutMs: 5_000 })
+    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(await rest(reader)).toMatch(/retry: \d+\n\n$/)
+    await mcp.close()
   })
 
   it('stops waiting at once when its signal aborts (a second SIGTERM or Ctrl-C)', async () => {
