@@ -1,6 +1,8 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defaults } from '../config/defaults.js'
+import { cliServerStates, type CliServerState } from './cli-server-state.js'
+import { drain, isFollowed, type DrainOptions } from './drain.js'
 
 /** What {@link createCliServer} may add in front of the handler. */
 export interface CliServerOptions {
@@ -11,13 +13,6 @@ export interface CliServerOptions {
   health?: () => Promise<boolean>
 }
 
-/** The responses a server has open, for a graceful drain; and whether it is draining. */
-interface ServerState {
-  open: Set<ServerResponse>
-  draining: boolean
-}
-const states = new WeakMap<Server, ServerState>()
-
 /**
  * An HTTP server with the CLI's timeouts: a client gets `headersTimeoutMs` to send its headers
  * and `requestTimeoutMs` to send its whole request (body included); a slow or stalled upload is
@@ -27,7 +22,7 @@ const states = new WeakMap<Server, ServerState>()
  */
 export function createCliServer(handler: RequestListener, options: CliServerOptions = {}): Server {
   const c = defaults.cli
-  const state: ServerState = { open: new Set(), draining: false }
+  const state: CliServerState = { open: new Set(), draining: false, closing: false, lastHealthCheck: 0 }
   // one listener for every response ('close' comes once)
   const forget = function forget(this: ServerResponse): void {
     state.open.delete(this)
@@ -39,48 +34,26 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
       state.open.add(res)
       res.on('close', forget)
       if (health !== undefined && req.method === 'GET' && (req.url === c.healthPath || req.url?.startsWith(`${c.healthPath}?`))) {
+        state.lastHealthCheck = Date.now()
         void answerHealth(res, state, health)
         return
       }
-      // while draining, a request on a kept-alive connection is the last one on it
-      if (state.draining) res.setHeader('connection', 'close')
+      // once the drain closes connections, a request on a kept-alive one is the last one on it
+      if (state.closing) res.setHeader('connection', 'close')
       handler(req, res)
     },
   )
-  states.set(server, state)
+  // longer than a balancer keeps idle connections for reuse: the node never closes one it is about to use
+  server.keepAliveTimeout = c.keepAliveTimeoutMs
+  cliServerStates.set(server, state)
   return server
 }
 
-async function answerHealth(res: ServerResponse, state: ServerState, health: () => Promise<boolean>): Promise<void> {
+async function answerHealth(res: ServerResponse, state: CliServerState, health: () => Promise<boolean>): Promise<void> {
   const status = state.draining ? 'draining' : (await health().catch(() => false)) ? 'ok' : 'unavailable'
   const body = JSON.stringify({ status })
   res.writeHead(status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) })
   res.end(body)
-}
-
-/**
- * A GET answer already under way is a stream that lasts as long as its client stays (the MCP GET
- * stream, the legacy /sse one): not worth waiting for, its client resumes elsewhere. A POST's
- * answer, even an SSE one, carries the result of work in flight: that one is waited for.
- */
-const isOpenEndedStream = (res: ServerResponse): boolean => res.req.method === 'GET' && res.headersSent
-
-/**
- * Stops `server` gracefully: no new connections, idle ones closed, requests in flight given up to
- * `timeoutMs` to finish (a POST's SSE answer included); then every connection left (GET streams,
- * stragglers) is closed.
- */
-export async function drain(server: Server, timeoutMs: number = defaults.cli.drainTimeoutMs): Promise<void> {
-  const state = states.get(server)
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  if (state !== undefined) {
-    state.draining = true
-    server.closeIdleConnections()
-    const deadline = Date.now() + timeoutMs
-    while (Date.now() < deadline && [...state.open].some((res) => !isOpenEndedStream(res))) await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  server.closeAllConnections()
-  await closed
 }
 
 /** The URL a server listening on host:port is reached at (IPv6 literals bracketed). */
@@ -147,13 +120,34 @@ export async function listen(handler: RequestListener, host: string, port: numbe
 }
 
 /**
- * Waits for SIGINT or SIGTERM, then shuts down gracefully: the listeners stop accepting, requests
- * in flight finish (up to `defaults.cli.drainTimeoutMs`), SSE streams are closed, then `close`
- * ends what they served.
+ * Waits for SIGINT or SIGTERM, then shuts down gracefully ({@link drain}: health says draining
+ * for `delayMs` while a balancer follows, streams end with a retry hint, requests in flight
+ * finish), then `close` ends what they served. A second SIGINT or SIGTERM during the drain stops
+ * waiting: what is left is closed at once, then `close` runs (a third signal ends the process).
  */
-export async function closeOnSignal(listeners: readonly Server[], close: () => Promise<void>): Promise<void> {
+export async function closeOnSignal(listeners: readonly Server[], close: () => Promise<void>, options: Pick<DrainOptions, 'delayMs'> = {}): Promise<void> {
   await untilSignal()
-  await Promise.all(listeners.map((listener) => drain(listener)))
+  const hurry = new AbortController()
+  const again = (): void => {
+    process.off('SIGINT', again)
+    process.off('SIGTERM', again)
+    hurry.abort()
+  }
+  process.once('SIGINT', again)
+  process.once('SIGTERM', again)
+  const followed = listeners.some((listener) => {
+    const state = cliServerStates.get(listener)
+    return state !== undefined && isFollowed(state, options.delayMs ?? defaults.cli.drainDelayMs)
+  })
+  if (followed)
+    process.stderr.write(
+      `draining: /healthz answers 503 for ${(options.delayMs ?? defaults.cli.drainDelayMs) / 1000} s while the load balancer takes this node out (a second signal stops now)\n`,
+    )
+  await Promise.all(listeners.map((listener) => drain(listener, { ...options, signal: hurry.signal })))
+  if (!hurry.signal.aborted) {
+    process.off('SIGINT', again)
+    process.off('SIGTERM', again)
+  }
   await close()
 }
 

@@ -549,6 +549,23 @@ export const defaults = {
      * container runtime usually waits before SIGKILL.
      */
     drainTimeoutMs: 10_000,
+    /**
+     * On SIGTERM/SIGINT a server first answers its health endpoint 503 ("draining") and keeps
+     * serving for this long (ms), so a load balancer's checks take it out of rotation before it
+     * closes anything: set it to at least the balancer's check interval × checks to fail, plus a
+     * margin (HAProxy `inter 2s fall 2` as docs/deployment.md shows: 4 s + 1 s). Skipped when no
+     * health check came in that time (nothing follows the process: a local run, Ctrl-C).
+     * `--drain-delay SECONDS` or MCP_AUTH_DRAIN_DELAY sets it.
+     */
+    drainDelayMs: 5_000,
+    /**
+     * How long (ms) a kept-alive connection may stay idle before the server closes it. Longer than
+     * any balancer's idle reuse window (HAProxy purges idle server connections after 5 s, cloud
+     * balancers keep them 60 s), so the server never closes a connection a proxy is about to reuse
+     * (that request would be reset); Node's own 5 s is exactly HAProxy's window. Idle connections
+     * cost a socket each; the drain closes them once the balancer took the node out.
+     */
+    keepAliveTimeoutMs: 65_000,
     /** Path of the health endpoint a load balancer polls: 200 while serving, 503 when storage is unreachable or the process is draining. */
     healthPath: '/healthz',
   },

@@ -9,6 +9,12 @@ import { freePort } from './free-port.js'
 /** Debian's haproxy (`apt-get install haproxy`; `.ci/run` installs it); /usr/sbin is not always on PATH. */
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((path) => existsSync(path)) ?? 'haproxy'
 
+/**
+ * The health checks of the test's HAProxy: docs/deployment.md's, faster. A node's drain delay must
+ * cover `interMs × fall` (plus a margin) for the proxy to take it out before it closes.
+ */
+export const HAPROXY_CHECK = { interMs: 500, fall: 2, rise: 1 } as const
+
 /** A real HAProxy of one test file, round robin over `backends`, on a free port of 127.0.0.1. */
 export interface Haproxy {
   readonly port: number
@@ -20,7 +26,7 @@ export interface Haproxy {
 /**
  * Starts HAProxy in the foreground with the configuration docs/deployment.md recommends, minus TLS
  * (production terminates TLS here; tests speak plain HTTP on loopback): round robin, health checks
- * on /healthz every 500 ms, SSE-friendly tunnel timeout, X-Forwarded-For/Proto/Host overwritten,
+ * on /healthz every 500 ms (HAPROXY_CHECK), SSE-friendly tunnel timeout, X-Forwarded-For/Proto/Host overwritten,
  * retries with redispatch, and `X-Served-By: <server name>` on every answer so a test sees which
  * node served it. Backends are named n0, n1, … in order.
  */
@@ -54,7 +60,7 @@ backend nodes
     balance roundrobin
     option httpchk GET /healthz
     http-check expect status 200
-    default-server inter 500ms fall 2 rise 1
+    default-server inter ${HAPROXY_CHECK.interMs}ms fall ${HAPROXY_CHECK.fall} rise ${HAPROXY_CHECK.rise}
 ${backends.map((backend, i) => `    server n${i} 127.0.0.1:${backend} check`).join('\n')}
 `,
   )

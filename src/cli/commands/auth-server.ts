@@ -2,6 +2,7 @@ import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
+import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 
@@ -27,6 +28,7 @@ Options:
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
 ${redisUsage(21)}
+${drainUsage(21)}
   -h, --help         show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 `,
@@ -39,10 +41,12 @@ Health: GET /healthz (200, or 503 when storage is unreachable or the process is 
     resource: { type: 'string', multiple: true },
     'trust-proxy': { type: 'boolean' },
     ...redisOptions,
+    ...drainOptions,
   },
   async run(values) {
     const fromFile = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
     const redis = redisChoice(values, fromFile)
+    const drain = { delayMs: drainDelayMs(values) }
     const options = { ...fromFile } as AuthorizationServerOptions
     if (redis !== undefined) options.redis = redis
     const issuer = (values.issuer as string | undefined) ?? options.issuer
@@ -65,6 +69,6 @@ Health: GET /healthz (200, or 503 when storage is unreachable or the process is 
     const server = createCliServer(as.app.callback(), { health: () => as.health() })
     await listenOrExplain(server, actualPort, host, () => as.close())
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
-    await closeOnSignal([server], () => as.close())
+    await closeOnSignal([server], () => as.close(), drain)
   },
 }

@@ -6,6 +6,7 @@ import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
 import type { RedisConnection } from '../../storage/redis/connection.js'
 import { parsePort, UsageError, type Command } from '../command.js'
+import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { closeOnSignal, createCliServer, freePort, listen, listenOrExplain, listeningUrl } from '../serve.js'
 
@@ -38,6 +39,7 @@ Options:
   --public-url URL       this server's public origin (default: the address it listens on)
   --scope SCOPE          scope every MCP request needs (repeatable; default: none beyond a valid token)
 ${redisUsage(25)}
+${drainUsage(25)}
   -h, --help             show this help
 Health: GET /healthz (200, or 503 when Redis is unreachable or the process is draining).
 `,
@@ -53,6 +55,7 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     'public-url': { type: 'string' },
     scope: { type: 'string', multiple: true },
     ...redisOptions,
+    ...drainOptions,
   },
   async run(values) {
     const server = createDemoServer()
@@ -64,13 +67,14 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     const allowedHosts = values['allowed-host'] as unknown as string[] | undefined
     const allowedOrigins = values['allowed-origin'] as unknown as string[] | undefined
     const choice = redisChoice(values, {})
+    const drain = { delayMs: drainDelayMs(values) }
     if (choice !== undefined && values.stateless === true) throw new UsageError('--stateless keeps no sessions: --redis has nothing to share')
     const redis = choice === undefined ? undefined : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(choice)
     const shared = redis === undefined ? undefined : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
     // list changes and resource updates raised on one process reach the streams every process holds
     if (shared !== undefined) await server.shareNotifications(shared.bus)
     if (typeof values['auth-server'] === 'string') {
-      return serveProtected(server, redis, {
+      return serveProtected(server, redis, drain, {
         ...(shared ?? {}),
         host,
         port,
@@ -92,7 +96,7 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
     })
     const { server: listener } = await listen(http.handler, host, port, { health: healthOf(redis) })
-    await closeOnSignal([listener], () => closeAll(http, redis))
+    await closeOnSignal([listener], () => closeAll(http, redis), drain)
     return 0
   },
 }
@@ -123,6 +127,7 @@ async function serveStdio(server: ReturnType<typeof createDemoServer>): Promise<
 async function serveProtected(
   server: ReturnType<typeof createDemoServer>,
   redis: RedisConnection | undefined,
+  drain: { delayMs: number },
   options: Partial<Pick<McpHttpAppOptions, 'sessionStore' | 'eventStore' | 'bus'>> & {
     host: string
     port: number
@@ -158,6 +163,6 @@ async function serveProtected(
   const listener = createCliServer(http.handler, { health: healthOf(redis) })
   await listenOrExplain(listener, port, options.host, () => closeAll(http, redis))
   process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
-  await closeOnSignal([listener], () => closeAll(http, redis))
+  await closeOnSignal([listener], () => closeAll(http, redis), drain)
   return 0
 }

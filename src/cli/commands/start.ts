@@ -2,6 +2,7 @@ import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
+import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 
@@ -29,6 +30,7 @@ Options:
   --resource URL   another MCP server to issue tokens for (repeatable; default scopes ${defaults.authServer.resourceScopes.join(' ')}),
                    e.g. http://localhost:4160/mcp; 'mcp-auth resources add' stores one with its scopes
 ${redisUsage(19)}
+${drainUsage(19)}
   --issuer URL     the public origin when several nodes serve one behind a proxy (default
                    http://${m.publicHost}:<port>); the MCP endpoint is <issuer>/mcp
   --host H         interface to listen on (default: loopback, 127.0.0.1 and ::1); behind a proxy on
@@ -47,6 +49,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     config: { type: 'string' },
     resource: { type: 'string', multiple: true },
     ...redisOptions,
+    ...drainOptions,
     issuer: { type: 'string' },
     host: { type: 'string' },
     'trust-proxy': { type: 'boolean' },
@@ -59,6 +62,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
     const redis = redisChoice(values, file)
+    const drain = { delayMs: drainDelayMs(values) }
     const fromFile = file as AuthorizationServerOptions
     const issuer = values.issuer as string | undefined
     if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
@@ -120,6 +124,6 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await closeOnSignal(servers, () => job.close())
+    await closeOnSignal(servers, () => job.close(), drain)
   },
 }

@@ -5,6 +5,7 @@ import type { AuthInfo } from '../../protocol/context.js'
 import type { McpServer } from '../../server/mcp-server.js'
 import type { RequestMeta } from '../../server/stateless/request-meta.js'
 import { endSoon } from './end-soon.js'
+import { markOpenEndedStream } from './open-ended-stream.js'
 import { sessionOwner } from './session-owner.js'
 import { checkStatelessHeaders } from './stateless-headers.js'
 import { StatelessReply } from './stateless-reply.js'
@@ -131,6 +132,7 @@ export class StatelessEndpoint {
     }
     this.#listeners.set(owner, own + 1)
     this.#listening++
+    markOpenEndedStream(res)
     this.#serve(req, res, request, meta, () => {
       this.#listening--
       const left = (this.#listeners.get(owner) ?? 1) - 1
