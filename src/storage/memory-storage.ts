@@ -54,6 +54,11 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
       const entry = live(id)
       if (entry !== undefined) mark(id, entry, 'consumed')
     },
+    async create(id, payload, expiresIn) {
+      if (live(id) !== undefined) return false
+      entries.set(id, { payload: copy(payload), expiresAt: now() + expiresIn * 1000 })
+      return true
+    },
     async claim(id, field) {
       const entry = live(id)
       if (entry === undefined || entry.payload[field] !== undefined) return false

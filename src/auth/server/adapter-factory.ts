@@ -53,6 +53,7 @@ function outageAs503(inner: OidcAdapter): OidcAdapter {
     findByUserCode: guard(bound.findByUserCode),
     consume: guard(bound.consume),
     claim: guard(bound.claim),
+    create: guard(bound.create),
     destroy: guard(bound.destroy),
     revokeByGrantId: guard(bound.revokeByGrantId),
     list: guard(bound.list),
@@ -206,6 +207,10 @@ function hashedIdAdapter(inner: OidcAdapter): OidcAdapter {
     },
     consume: (id) => inner.consume(digest(id)),
     claim: (id, field) => inner.claim(digest(id), field),
+    async create(id, payload, expiresIn) {
+      const { jti: _jti, ...rest } = payload
+      return inner.create(digest(id), rest as OidcPayload, expiresIn)
+    },
     destroy: (id) => inner.destroy(digest(id)),
   }
 }
@@ -218,6 +223,7 @@ function bind(inner: OidcAdapter): OidcAdapter {
     findByUserCode: inner.findByUserCode.bind(inner),
     consume: inner.consume.bind(inner),
     claim: inner.claim.bind(inner),
+    create: inner.create.bind(inner),
     destroy: inner.destroy.bind(inner),
     revokeByGrantId: inner.revokeByGrantId.bind(inner),
     list: inner.list.bind(inner),
