@@ -44,6 +44,7 @@ import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 import { composeScoped } from './scoped-middleware.js'
 import { reuseUnchangedClients } from './client-reuse.js'
+import { atomicReplayDetection } from './replay-detection.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -175,6 +176,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
+  atomicReplayDetection(provider, new Adapter('ReplayDetection'))
   registeredScopeCapsClientCredentialsOnly(provider)
   // outermost: a kept Client is handed back as the wrappers below left it, with no step through them
   reuseUnchangedClients(provider, storage.adapter('Client'))
