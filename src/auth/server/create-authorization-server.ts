@@ -45,6 +45,7 @@ import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 import { composeScoped } from './scoped-middleware.js'
 import { reuseUnchangedClients } from './client-reuse.js'
 import { atomicReplayDetection } from './replay-detection.js'
+import { refuseStaleDpopProofs } from './dpop-proof-age.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -295,6 +296,11 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),
       clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
       maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
+    }),
+    refuseStaleDpopProofs({
+      tokenPaths: [`${mountPath}${routes.token}`, provider.pathFor('pushed_authorization_request', { mountPath })],
+      resourcePaths: [`${mountPath}${routes.userinfo}`],
+      iatToleranceSeconds: defaults.authServer.dpop.iatToleranceSeconds,
     }),
     burnFailedCodes(new Adapter('AuthorizationCode'), `${mountPath}${routes.token}`),
     jwtIntrospection({
