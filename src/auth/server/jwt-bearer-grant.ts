@@ -1,6 +1,7 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { errors } from 'oidc-provider'
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 import { defaults } from '../../config/defaults.js'
 import { discoverAuthorizationServer } from '../resource/discover-authorization-server.js'
 import type { AccountStore } from './account-store.js'
@@ -94,12 +95,21 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     const resource = deps.scopes.resource(indicator)
     if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
     const requested = typeof params['scope'] === 'string' && params['scope'] !== '' ? params['scope'].split(' ') : undefined
+    // RFC 9449: a proof binds the token to its key, as oidc-provider's own grants do; a resource
+    // (or client) that takes bound tokens only gets none without one
+    const dpop = await validateDpop(provider, ctx)
+    if (dpop === undefined && (resource.requireDpop === true || client.dpopBoundAccessTokens === true)) {
+      throw new errors.InvalidDpopProof(`tokens for ${resource.uri} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
+    }
+    const bind = (token: { setThumbprint(kind: string, value: string): void }): void => {
+      if (dpop !== undefined) token.setThumbprint('jkt', dpop.thumbprint)
+    }
     // one use per assertion, on every node (ReplayDetection records live until the assertion
     // expires); recorded last, so a request refused for its client, scope or resource does not use it up
-    const firstUse = () =>
-      provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds).then((unique) => {
-        if (!unique) throw invalidGrant('the assertion was already used (jti)')
-      })
+    const firstUse = async (): Promise<void> => {
+      if (dpop !== undefined) await checkDpopReplay(provider, ctx, dpop, client.clientId)
+      if (!(await provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds))) throw invalidGrant('the assertion was already used (jti)')
+    }
 
     if ('client' in mapping) {
       if (mapping.client !== client.clientId) throw new errors.UnauthorizedClient('the assertion subject acts as another client')
@@ -107,8 +117,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
       const scope = grantedScope(requested, allowed)
       await firstUse()
       const token = new provider.ClientCredentials({ client, scope } as never)
+      bind(token)
       token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
-      respond(ctx, await token.save(), token.expiration, scope)
+      respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
       return
     }
     const account = await deps.accounts.findByUsername(mapping.account)
@@ -120,8 +131,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     grant.addResourceScope(resource.uri, scope)
     const grantId = await grant.save()
     const token = new provider.AccessToken({ accountId: account.id, client, grantId, gty: 'jwt_bearer', scope } as never)
+    bind(token)
     token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
-    respond(ctx, await token.save(), token.expiration, scope)
+    respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
   }
 
   provider.registerGrantType(JWT_BEARER_GRANT, jwtBearerGrant as never, new Set(['assertion', 'scope', 'resource']) as never, undefined as never)
@@ -144,8 +156,8 @@ function grantedScope(requested: string[] | undefined, allowed: readonly string[
   return requested.join(' ')
 }
 
-function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number, scope: string): void {
-  ctx.body = { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer', ...(scope !== '' ? { scope } : {}) }
+function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number, scope: string, tokenType: string): void {
+  ctx.body = { access_token: accessToken, expires_in: expiresIn, token_type: tokenType, ...(scope !== '' ? { scope } : {}) }
 }
 
 function describe(error: unknown): string {
