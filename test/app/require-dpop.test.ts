@@ -20,6 +20,7 @@ const PASSWORD = 'require dpop demo password'
 const REDIRECT = 'http://127.0.0.1:9/callback'
 const WORKLOAD = 'https://ci.example.com'
 const MACHINE = { id: 'machine', secret: 'the machine client secret, long enough' }
+const WEBAPP = { id: 'webapp', secret: 'the web app client secret, long enough' }
 const basic = `Basic ${Buffer.from(`${MACHINE.id}:${encodeURIComponent(MACHINE.secret)}`).toString('base64')}`
 const INITIALIZE = {
   jsonrpc: '2.0',
@@ -56,6 +57,14 @@ beforeAll(async () => {
         },
         { client_id: 'deployer', token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT], response_types: [], redirect_uris: [], scope: 'mcp' },
         { client_id: 'app', token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [REDIRECT] },
+        {
+          client_id: WEBAPP.id,
+          client_secret: WEBAPP.secret,
+          token_endpoint_auth_method: 'client_secret_basic',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          redirect_uris: [REDIRECT],
+        },
       ],
       jwtBearer: {
         issuers: [
@@ -114,11 +123,11 @@ const assertion = (): Promise<string> =>
     .sign(workloadKey)
 
 /** A code for `app` after the demo user signs in and consents, with its PKCE verifier. */
-async function authorizationCode(): Promise<Record<string, string>> {
+async function authorizationCode(clientId = 'app'): Promise<Record<string, string>> {
   const verifier = randomBytes(32).toString('base64url')
   const url = new URL(`${origin}/authorize`)
   url.search = new URLSearchParams({
-    client_id: 'app',
+    client_id: clientId,
     response_type: 'code',
     redirect_uri: REDIRECT,
     scope: 'mcp',
@@ -126,7 +135,7 @@ async function authorizationCode(): Promise<Record<string, string>> {
     code_challenge_method: 'S256',
   }).toString()
   const { callback } = await formLogin(url, { redirectUri: REDIRECT, username: 'demo', password: PASSWORD })
-  return { grant_type: 'authorization_code', client_id: 'app', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }
+  return { grant_type: 'authorization_code', client_id: clientId, code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }
 }
 
 /** An MCP initialize with the token and a proof for /mcp. */
@@ -174,6 +183,22 @@ describe('mcp-auth start --require-dpop at the authorization server', () => {
     expect(answer.status).toBe(200)
     expect(answer.body['token_type']).toBe('DPoP')
     expect(await initialize(answer.body['access_token']!)).toBe(200)
+  })
+
+  it("refuses a confidential client's refresh without a proof before using the refresh token up", async () => {
+    const webapp = { authorization: `Basic ${Buffer.from(`${WEBAPP.id}:${encodeURIComponent(WEBAPP.secret)}`).toString('base64')}` }
+    const code = await authorizationCode(WEBAPP.id)
+    const tokens = await withProof(code, webapp)
+    expect(tokens.status).toBe(200)
+    const refresh = { grant_type: 'refresh_token', refresh_token: tokens.body['refresh_token']! }
+    // twice: past the one retry the refresh grace window would honour for a token used up
+    expectRefusedForDpop(await token(refresh, webapp))
+    expectRefusedForDpop(await token(refresh, webapp))
+    // the same refresh token still works, with a proof
+    const refreshed = await withProof(refresh, webapp)
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body['token_type']).toBe('DPoP')
+    expect(await initialize(refreshed.body['access_token']!)).toBe(200)
   })
 
   it('says in its protected resource metadata that tokens must be DPoP-bound', async () => {

@@ -157,6 +157,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const Adapter = createAdapterFactory(storage, {
     box,
     reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
+    dpopRequired: (uri) => scopes.resource(uri)?.requireDpop === true,
   })
 
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
