@@ -96,7 +96,12 @@ function post(target: Target, form: Record<string, string>, headers: Record<stri
             const value = response.headers[name]
             return typeof value === 'string' ? value : undefined
           }
-          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, servedBy: header('x-served-by') ?? null, nonce: header('dpop-nonce') })
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(text) as Record<string, unknown>,
+            servedBy: header('x-served-by') ?? null,
+            nonce: header('dpop-nonce'),
+          })
         })
       },
     )
@@ -232,6 +237,29 @@ describe('one-time values on Redis nodes (mcp-auth start --redis)', () => {
       expect(new Set(answers.map((answer) => answer.servedBy))).toEqual(new Set(['n0', 'n1']))
     })
   }
+
+  // last: it stops redis-server
+  it('answers a one-time value 503 temporarily_unavailable while the store is away, and takes it once it is back', async () => {
+    const assertion = await new SignJWT({ sub: 'job:deploy', aud: proxy.origin, jti: randomUUID(), iat: now(), exp: now() + 120 })
+      .setProtectedHeader({ alg: 'ES256', kid: 'w1' })
+      .setIssuer(WORKLOAD)
+      .sign(keys.workload)
+    const send = () => post(oneNode(), { grant_type: JWT_BEARER_GRANT, assertion, client_id: 'deployer' })
+    await redis.stop()
+    const away = await send()
+    expect(away.status).toBe(503)
+    expect(away.body).toMatchObject({ error: 'temporarily_unavailable' })
+    await redis.start()
+    // the connection comes back on its own; the value was not used up by the refused try
+    const deadline = Date.now() + 10_000
+    let back = await send()
+    while (back.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      back = await send()
+    }
+    expect(back.status).toBe(200)
+    expect((await send()).body).toMatchObject({ error: 'invalid_grant' })
+  })
 })
 
 describe('one-time values on one embedded (lowdb) server', () => {
