@@ -1,13 +1,13 @@
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { errors } from 'oidc-provider'
-import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 import { defaults } from '../../config/defaults.js'
 import { discoverAuthorizationServer } from '../resource/discover-authorization-server.js'
 import type { AccountStore } from './account-store.js'
 import type { JwtBearerOptions } from './options.js'
 import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -95,21 +95,23 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): void {
     const resource = deps.scopes.resource(indicator)
     if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
     const requested = typeof params['scope'] === 'string' && params['scope'] !== '' ? params['scope'].split(' ') : undefined
-    // RFC 9449: a proof binds the token to its key, as oidc-provider's own grants do; a resource
-    // (or client) that takes bound tokens only gets none without one
+    // RFC 9449: a proof binds the token to its key, as oidc-provider's own grants do (the proof is
+    // used up here, the assertion last); a resource (or client) that takes bound tokens only gets
+    // none without one
     const dpop = await validateDpop(provider, ctx)
     if (dpop === undefined && (resource.requireDpop === true || client.dpopBoundAccessTokens === true)) {
       throw new errors.InvalidDpopProof(`tokens for ${resource.uri} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
     }
+    if (dpop !== undefined) await checkDpopReplay(provider, ctx, dpop, client.clientId)
     const bind = (token: { setThumbprint(kind: string, value: string): void }): void => {
       if (dpop !== undefined) token.setThumbprint('jkt', dpop.thumbprint)
     }
     // one use per assertion, on every node (ReplayDetection records live until the assertion
     // expires); recorded last, so a request refused for its client, scope or resource does not use it up
-    const firstUse = async (): Promise<void> => {
-      if (dpop !== undefined) await checkDpopReplay(provider, ctx, dpop, client.clientId)
-      if (!(await provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds))) throw invalidGrant('the assertion was already used (jti)')
-    }
+    const firstUse = () =>
+      provider.ReplayDetection.unique(issuer.issuer, payload.jti!, exp + j.clockToleranceSeconds).then((unique) => {
+        if (!unique) throw invalidGrant('the assertion was already used (jti)')
+      })
 
     if ('client' in mapping) {
       if (mapping.client !== client.clientId) throw new errors.UnauthorizedClient('the assertion subject acts as another client')
