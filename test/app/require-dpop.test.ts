@@ -73,7 +73,10 @@ beforeAll(async () => {
       },
     }),
   )
-  const started = await startCli(['start', '--port', '0', '--data-dir', join(dir, 'data'), '--config', config, '--require-dpop'], { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD } })
+  const started = await startCli(['start', '--port', '0', '--data-dir', join(dir, 'data'), '--config', config, '--require-dpop'], {
+    env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD },
+    timeoutMs: 30_000,
+  })
   origin = new URL(started.url).origin
   stop = () => stopChild(started.child)
 }, 30_000)
