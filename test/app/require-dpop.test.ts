@@ -79,7 +79,7 @@ beforeAll(async () => {
   })
   origin = new URL(started.url).origin
   stop = () => stopChild(started.child)
-}, 30_000)
+}, 45_000)
 
 afterAll(async () => {
   await stop?.()
