@@ -81,6 +81,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
   const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
   const demoResource: ResourceInput = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
+  // the MCP server refuses Bearer tokens: the authorization server issues it none (issue 27, item 3)
+  if (options.dpop?.required === true) demoResource.requireDpop = true
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
   const as = await createAuthorizationServer({
     ...config,

@@ -450,7 +450,11 @@ export const defaults = {
     dpop: {
       /** Server nonces on (RFC 9449 §8): a proof must carry a recent `DPoP-Nonce`. */
       requireNonce: true,
-      /** Allowed clock skew (seconds) of a proof's `iat`. */
+      /**
+       * How far (seconds) a proof's `iat` may lie from now at the token, PAR and userinfo endpoints,
+       * with a nonce or without: the resource server's window (`resourceServer.dpop.iatWindowSeconds`),
+       * so the two accept the same proofs. Replayed proofs are remembered longer (5 minutes).
+       */
       iatToleranceSeconds: 60,
     },
     /** Client secrets kept opened in memory (by sealed value; the oldest forgotten first), so a token request does not decrypt one. */

@@ -118,13 +118,28 @@ class LowdbModel implements OidcAdapter {
   }
 
   async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    this.#put(id, payload, expiresIn)
+    await this.#writes.persist()
+  }
+
+  async create(id: string, payload: OidcPayload, expiresIn: number): Promise<boolean> {
+    // one process owns the file and this runs without an await before the put: atomic
+    if (this.#live(id) !== undefined) {
+      await this.#writes.settle()
+      return false
+    }
+    this.#put(id, payload, expiresIn)
+    await this.#writes.persist()
+    return true
+  }
+
+  #put(id: string, payload: OidcPayload, expiresIn: number | undefined): void {
     const previous: StoredModel | undefined = this.#records[id]
     if (previous !== undefined) this.#unindex(id, previous.payload)
     const entry: StoredModel = { payload: copy(payload) }
     if (expiresIn !== undefined) entry.expiresAt = this.#now() + expiresIn * 1000
     this.#records[id] = entry
     this.#index(id, entry.payload)
-    await this.#writes.persist()
   }
 
   async find(id: string): Promise<OidcPayload | undefined> {

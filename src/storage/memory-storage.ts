@@ -54,6 +54,14 @@ function memoryModel(entries: Map<string, Entry>, now: () => number): OidcAdapte
       const entry = live(id)
       if (entry !== undefined) mark(id, entry, 'consumed')
     },
+    async create(id, payload, expiresIn) {
+      if (live(id) !== undefined) return false
+      // a created record (a used jti) is seldom read again, so expiry on read would never drop it:
+      // expired ones go here, so claims do not pile up
+      for (const [other, entry] of entries) if (entry.expiresAt !== undefined && entry.expiresAt <= now()) entries.delete(other)
+      entries.set(id, { payload: copy(payload), expiresAt: now() + expiresIn * 1000 })
+      return true
+    },
     async claim(id, field) {
       const entry = live(id)
       if (entry === undefined || entry.payload[field] !== undefined) return false

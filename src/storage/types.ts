@@ -33,6 +33,14 @@ export interface OidcAdapter {
    * refresh token redeemed twice at once), exactly one wins, whichever node each landed on.
    */
   claim(id: string, field: string): Promise<boolean>
+  /**
+   * Atomically stores a record under a free id, expiring in `expiresIn` seconds like an upserted
+   * one: true only for the one call that stored it. A live record under the id wins (nothing is
+   * written); an expired one is replaced. Single-use values (a JWT's `jti`, a DPoP proof) are
+   * claimed this way, so N concurrent uses on any number of processes give exactly one success,
+   * and the claims go away with their expiry instead of piling up.
+   */
+  create(id: string, payload: OidcPayload, expiresIn: number): Promise<boolean>
   destroy(id: string): Promise<void>
   /** Removes every record of this model carrying `grantId`. */
   revokeByGrantId(grantId: string): Promise<void>

@@ -153,6 +153,43 @@ export function describeStorageContract(name: string, open: (clock: StorageClock
         expect(await tokens.find('nope')).toBeUndefined()
       })
 
+      it('create stores under a free id for exactly one of several concurrent callers', async () => {
+        // Issue 27, item 1: single-use values are claimed with create, first writer wins
+        const { storage } = await setup()
+        const replays = storage.adapter('ReplayDetection')
+        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => replays.create('jti-1', { iss: 'https://issuer.test', n: i }, 60)))
+        expect(results.filter(Boolean)).toHaveLength(1)
+        const winner = results.indexOf(true)
+        expect(await replays.find('jti-1')).toEqual({ iss: 'https://issuer.test', n: winner })
+        expect(await replays.create('jti-1', { iss: 'https://issuer.test' }, 60)).toBe(false)
+        // another model, another id: claims of their own
+        expect(await replays.create('jti-2', { iss: 'https://issuer.test' }, 60)).toBe(true)
+        expect(await storage.adapter('Other').create('jti-1', {}, 60)).toBe(true)
+      })
+
+      it('create refuses an id an upserted live record holds, and writes nothing', async () => {
+        const { storage } = await setup()
+        const sessions = storage.adapter('Session')
+        await sessions.upsert('s1', { uid: 'u1' })
+        expect(await sessions.create('s1', { uid: 'u2' }, 60)).toBe(false)
+        expect(await sessions.find('s1')).toEqual({ uid: 'u1' })
+        expect(await sessions.findByUid('u1')).toEqual({ uid: 'u1' })
+      })
+
+      it('a created record expires like an upserted one, and its id may then be created again', async () => {
+        const { clock, storage } = await setup()
+        const replays = storage.adapter('ReplayDetection')
+        expect(await replays.create('jti-1', { iss: 'a' }, 10)).toBe(true)
+        clock.now += 9_000
+        expect(await replays.create('jti-1', { iss: 'b' }, 10)).toBe(false)
+        clock.now += 2_000
+        // gone: claims do not pile up
+        expect(await replays.find('jti-1')).toBeUndefined()
+        expect(await replays.list()).toEqual([])
+        expect(await replays.create('jti-1', { iss: 'c' }, 10)).toBe(true)
+        expect(await replays.find('jti-1')).toEqual({ iss: 'c' })
+      })
+
       it('a new upsert of a record forgets what was claimed on it before', async () => {
         const { storage } = await setup()
         const codes = storage.adapter('AuthorizationCode')

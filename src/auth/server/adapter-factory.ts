@@ -53,6 +53,7 @@ function outageAs503(inner: OidcAdapter): OidcAdapter {
     findByUserCode: guard(bound.findByUserCode),
     consume: guard(bound.consume),
     claim: guard(bound.claim),
+    create: guard(bound.create),
     destroy: guard(bound.destroy),
     revokeByGrantId: guard(bound.revokeByGrantId),
     list: guard(bound.list),
@@ -64,6 +65,8 @@ export interface AdapterFactoryOptions {
   box: SecretBox
   /** Seconds a rotated refresh token is still honoured (0: never). */
   reuseGraceSeconds: number
+  /** Whether a resource takes DPoP-bound tokens only (`requireDpop`): a refresh for it without a proof is refused before the token is used up. */
+  dpopRequired?: (resource: string) => boolean
   now?: () => number
 }
 
@@ -123,7 +126,14 @@ const secondsLeft = (payload: OidcPayload, now: number): number => Math.max(1, N
  * sharing the store: first use and the grace retry are claims (atomic), and the link is written
  * before a first use checks for a retry, which claims before it reads the link.
  */
-function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, links: OidcAdapter, graceSeconds: number, now: () => number): OidcAdapter {
+function refreshTokenAdapter(
+  inner: OidcAdapter,
+  stored: OidcAdapter,
+  links: OidcAdapter,
+  graceSeconds: number,
+  now: () => number,
+  dpopRequired: (resource: string) => boolean,
+): OidcAdapter {
   // The tokens whose grace retry a request took (it may look the token up again, and consumes it).
   const takenBy = new WeakMap<object, Set<string>>()
   const took = (ctx: object | undefined, id: string): boolean => ctx !== undefined && takenBy.get(ctx)?.has(id) === true
@@ -135,6 +145,12 @@ function refreshTokenAdapter(inner: OidcAdapter, stored: OidcAdapter, links: Oid
     ...bind(inner),
     async find(id) {
       const payload = await inner.find(id)
+      // oidc-provider learns the token's resource only after it rotated the token: refused there,
+      // a proof-less refresh for a resource that takes bound tokens only would use it up
+      const resources = payload?.['resource']
+      if (resources !== undefined && refreshRequest()?.get('DPoP') === '' && [resources].flat().some((uri) => typeof uri === 'string' && dpopRequired(uri))) {
+        throw new errors.InvalidDpopProof(`tokens for ${String(resources)} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
+      }
       if (payload?.consumed === undefined || graceSeconds <= 0) return payload
       const ctx = refreshRequest()
       if (ctx === undefined) return payload
@@ -206,6 +222,10 @@ function hashedIdAdapter(inner: OidcAdapter): OidcAdapter {
     },
     consume: (id) => inner.consume(digest(id)),
     claim: (id, field) => inner.claim(digest(id), field),
+    async create(id, payload, expiresIn) {
+      const { jti: _jti, ...rest } = payload
+      return inner.create(digest(id), rest as OidcPayload, expiresIn)
+    },
     destroy: (id) => inner.destroy(digest(id)),
   }
 }
@@ -218,6 +238,7 @@ function bind(inner: OidcAdapter): OidcAdapter {
     findByUserCode: inner.findByUserCode.bind(inner),
     consume: inner.consume.bind(inner),
     claim: inner.claim.bind(inner),
+    create: inner.create.bind(inner),
     destroy: inner.destroy.bind(inner),
     revokeByGrantId: inner.revokeByGrantId.bind(inner),
     list: inner.list.bind(inner),
@@ -240,7 +261,7 @@ export function createAdapterFactory(storage: AuthStorage, options: AdapterFacto
         name === 'Client'
           ? clientAdapter(inner, options.box)
           : name === 'RefreshToken'
-            ? refreshTokenAdapter(inner, stored, outageAs503(storage.adapter(SUCCESSOR_LINKS)), options.reuseGraceSeconds, now)
+            ? refreshTokenAdapter(inner, stored, outageAs503(storage.adapter(SUCCESSOR_LINKS)), options.reuseGraceSeconds, now, options.dpopRequired ?? (() => false))
             : name === 'AuthorizationCode'
               ? codeAdapter(inner)
               : bind(inner)

@@ -44,6 +44,8 @@ import { loadSigningKeys, publicJwk } from './signing-keys.js'
 import { startUnusedClientSweeper } from './unused-client-sweeper.js'
 import { composeScoped } from './scoped-middleware.js'
 import { reuseUnchangedClients } from './client-reuse.js'
+import { atomicReplayDetection } from './replay-detection.js'
+import { refuseStaleDpopProofs } from './dpop-proof-age.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -155,6 +157,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const Adapter = createAdapterFactory(storage, {
     box,
     reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
+    dpopRequired: (uri) => scopes.resource(uri)?.requireDpop === true,
   })
 
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
@@ -175,6 +178,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   provider.proxy = options.trustProxy
   provider.keys = secrets.cookieKeys
   allowLoopbackRedirectsOnAnyPort(provider.Client as never)
+  atomicReplayDetection(provider, new Adapter('ReplayDetection'))
   registeredScopeCapsClientCredentialsOnly(provider)
   // outermost: a kept Client is handed back as the wrappers below left it, with no step through them
   reuseUnchangedClients(provider, storage.adapter('Client'))
@@ -293,6 +297,11 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),
       clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
       maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
+    }),
+    refuseStaleDpopProofs({
+      tokenPaths: [`${mountPath}${routes.token}`, provider.pathFor('pushed_authorization_request', { mountPath })],
+      resourcePaths: [`${mountPath}${routes.userinfo}`],
+      iatToleranceSeconds: defaults.authServer.dpop.iatToleranceSeconds,
     }),
     burnFailedCodes(new Adapter('AuthorizationCode'), `${mountPath}${routes.token}`),
     jwtIntrospection({

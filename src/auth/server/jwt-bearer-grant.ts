@@ -9,6 +9,7 @@ import { trustedIssuers } from './jwt-bearer/trusted-issuers.js'
 import type { JwtBearerOptions } from './options.js'
 import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -90,6 +91,17 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     const resource = deps.scopes.resource(indicator)
     if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
     const requested = typeof params['scope'] === 'string' && params['scope'] !== '' ? params['scope'].split(' ') : undefined
+    // RFC 9449: a proof binds the token to its key, as oidc-provider's own grants do (the proof is
+    // used up here, the assertion last); a resource (or client) that takes bound tokens only gets
+    // none without one
+    const dpop = await validateDpop(provider, ctx)
+    if (dpop === undefined && (resource.requireDpop === true || client.dpopBoundAccessTokens === true)) {
+      throw new errors.InvalidDpopProof(`tokens for ${resource.uri} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
+    }
+    if (dpop !== undefined) await checkDpopReplay(provider, ctx, dpop, client.clientId)
+    const bind = (token: { setThumbprint(kind: string, value: string): void }): void => {
+      if (dpop !== undefined) token.setThumbprint('jkt', dpop.thumbprint)
+    }
     // one use per assertion, on every node (ReplayDetection records live until the assertion
     // expires); recorded last, so a request refused for its client, scope or resource does not use it up
     const firstUse = () =>
@@ -103,8 +115,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
       const scope = grantedScope(requested, allowed)
       await firstUse()
       const token = new provider.ClientCredentials({ client, scope } as never)
+      bind(token)
       token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
-      respond(ctx, await token.save(), token.expiration, scope)
+      respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
       return
     }
     const account = await deps.accounts.findByUsername(mapping.account)
@@ -118,8 +131,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     grant.addResourceScope(resource.uri, scope)
     const grantId = await grant.save()
     const token = new provider.AccessToken({ accountId: account.id, client, grantId, gty: 'jwt_bearer', scope } as never)
+    bind(token)
     token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
-    respond(ctx, await token.save(), token.expiration, scope)
+    respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
   }
 
   provider.registerGrantType(JWT_BEARER_GRANT, jwtBearerGrant as never, new Set(['assertion', 'scope', 'resource']) as never, undefined as never)
@@ -143,8 +157,8 @@ function grantedScope(requested: string[] | undefined, allowed: readonly string[
   return requested.join(' ')
 }
 
-function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number, scope: string): void {
-  ctx.body = { access_token: accessToken, expires_in: expiresIn, token_type: 'Bearer', ...(scope !== '' ? { scope } : {}) }
+function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number, scope: string, tokenType: string): void {
+  ctx.body = { access_token: accessToken, expires_in: expiresIn, token_type: tokenType, ...(scope !== '' ? { scope } : {}) }
 }
 
 function describe(error: unknown): string {

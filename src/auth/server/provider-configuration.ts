@@ -130,7 +130,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           // a resource that takes bound tokens only: a token request without a proof gets nothing
           // (a proof that is there was checked before resources are resolved)
           if (resource.requireDpop === true && ctx.oidc?.route === 'token' && !ctx.get('DPoP')) {
-            throw new errors.InvalidDpopProof(`tokens for ${indicator} are DPoP-bound only: send a DPoP proof`)
+            throw new errors.InvalidDpopProof(`tokens for ${indicator} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
           }
           if (ctx.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'client_credentials') {
             // Registration already refuses this; a client from a document or an old store must not slip through.

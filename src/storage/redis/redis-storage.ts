@@ -38,7 +38,7 @@ end
 `
 
 // KEYS[1] record; ARGV: base (key prefix of the model), id, data, expiresAt ('' = never), px ('' = no expiry), uid, userCode, grantId
-const UPSERT = `${UNINDEX}
+const WRITE = `
 unindex(ARGV[1], ARGV[2], redis.call('HGET', KEYS[1], 'd'), ARGV[8])
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', '${VERSION}', 'd', ARGV[3])
@@ -58,6 +58,16 @@ if ARGV[8] ~= '' then
 end
 return 1
 `
+const UPSERT = `${UNINDEX}${WRITE}`
+
+// KEYS[1] record; ARGV: those of UPSERT, then now (epoch ms). 0, writing nothing, when a live record
+// holds the id (one of another format version counts as live: never overwritten unread).
+const CREATE = `${UNINDEX}
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local e = redis.call('HGET', KEYS[1], 'e')
+  if not e or tonumber(e) > tonumber(ARGV[9]) then return 0 end
+end
+${WRITE}`
 
 // KEYS[1] record; ARGV: field, stamp, now. 1 when this call set the field.
 const CLAIM = `
@@ -90,7 +100,13 @@ redis.call('DEL', KEYS[1])
 return #ids
 `
 
-const scripts = { upsert: new RedisScript(UPSERT), claim: new RedisScript(CLAIM), destroy: new RedisScript(DESTROY), revoke: new RedisScript(REVOKE) }
+const scripts = {
+  upsert: new RedisScript(UPSERT),
+  create: new RedisScript(CREATE),
+  claim: new RedisScript(CLAIM),
+  destroy: new RedisScript(DESTROY),
+  revoke: new RedisScript(REVOKE),
+}
 
 class RedisModel implements OidcAdapter {
   readonly #redis: RedisConnection
@@ -104,14 +120,19 @@ class RedisModel implements OidcAdapter {
   }
 
   async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    await scripts.upsert.run(this.#redis, [this.#record(id)], this.#writeArgs(id, payload, expiresIn))
+  }
+
+  async create(id: string, payload: OidcPayload, expiresIn: number): Promise<boolean> {
+    const stored = await scripts.create.run(this.#redis, [this.#record(id)], [...this.#writeArgs(id, payload, expiresIn), String(this.#now())])
+    return stored === 1
+  }
+
+  #writeArgs(id: string, payload: OidcPayload, expiresIn: number | undefined): string[] {
     const expiresAt = expiresIn === undefined ? '' : String(this.#now() + expiresIn * 1000)
     const px = expiresIn === undefined ? '' : String(Math.max(1, Math.ceil(expiresIn * 1000)))
     const text = (value: unknown): string => (typeof value === 'string' ? value : '')
-    await scripts.upsert.run(
-      this.#redis,
-      [this.#record(id)],
-      [this.#base, id, JSON.stringify(payload), expiresAt, px, text(payload.uid), text(payload.userCode), text(payload.grantId)],
-    )
+    return [this.#base, id, JSON.stringify(payload), expiresAt, px, text(payload.uid), text(payload.userCode), text(payload.grantId)]
   }
 
   async find(id: string): Promise<OidcPayload | undefined> {
@@ -213,7 +234,7 @@ function redisRecords(redis: RedisConnection): RecordStore {
 
 /**
  * A storage backend on Redis, for several processes serving one deployment: oidc-provider's
- * models (expiry from `expiresIn`, uid / user-code / grant indexes, atomic `claim`, grant-wide
+ * models (expiry from `expiresIn`, uid / user-code / grant indexes, atomic `claim` and `create`, grant-wide
  * revocation in one script) and our record store (a hash per collection). Everything goes through
  * the connection: a Redis failure becomes StorageUnavailableError, never a half-written record
  * (each write is one command or one script). The connection belongs to the caller: `close` leaves it open.
