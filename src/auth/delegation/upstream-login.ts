@@ -3,7 +3,7 @@ import type { Context } from 'koa'
 import * as client from 'openid-client'
 import { importPKCS8 } from 'jose'
 import { defaults } from '../../config/defaults.js'
-import type { RecordStore } from '../../storage/types.js'
+import type { OidcAdapter, OidcPayload, RecordStore } from '../../storage/types.js'
 import { clientSecretBasic } from '../client/client-secret-basic.js'
 import type { AccountStore } from '../server/account-store.js'
 import type { UpstreamOptions } from '../server/options.js'
@@ -11,9 +11,10 @@ import type { SecretBox } from '../server/secret-box.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { outboundFetch } from '../../net/outbound-fetch.js'
 
-const PENDING = 'upstream-pending'
 const LINKS = 'upstream-links'
 const TOKENS = 'upstream-tokens'
+/** The storage model of upstream logins under way and their results (expiring, single-use records). */
+export const UPSTREAM_PENDING_MODEL = 'UpstreamPending'
 
 /** What an upstream login hands back to the interaction that started it. */
 export interface UpstreamResult {
@@ -33,14 +34,20 @@ export class UpstreamLogin {
   readonly #options: UpstreamOptions
   readonly #callbackUrl: string
   readonly #records: RecordStore
+  readonly #pending: OidcAdapter
   readonly #accounts: AccountStore
   #config: Promise<client.Configuration> | undefined
   #sessions: UpstreamSessions | undefined
 
-  constructor(options: { upstream: UpstreamOptions; callbackUrl: string; records: RecordStore; accounts: AccountStore }) {
+  /**
+   * `pending` keeps each login under way (by its `state`) and each finished login's result (by a
+   * one-time handle): records that expire with the interaction, each taken once by an atomic claim.
+   */
+  constructor(options: { upstream: UpstreamOptions; callbackUrl: string; records: RecordStore; pending: OidcAdapter; accounts: AccountStore }) {
     this.#options = options.upstream
     this.#callbackUrl = options.callbackUrl
     this.#records = options.records
+    this.#pending = options.pending
     this.#accounts = options.accounts
   }
 
@@ -119,7 +126,7 @@ export class UpstreamLogin {
     const state = client.randomState()
     const openid = this.#scope().split(' ').includes('openid')
     const nonce = openid ? client.randomNonce() : undefined
-    await this.#records.put(PENDING, state, { uid, verifier, ...(nonce ? { nonce } : {}), at: Date.now() })
+    await this.#pending.upsert(state, { uid, verifier, ...(nonce ? { nonce } : {}) }, defaults.authServer.ttl.interaction)
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.#callbackUrl,
       scope: this.#scope(),
@@ -139,10 +146,8 @@ export class UpstreamLogin {
     const current = new URL(ctx.originalUrl, this.#callbackUrl)
     const state = current.searchParams.get('state')
     if (state === null) return undefined
-    const pending = await this.#records.get<{ uid: string; verifier: string; nonce?: string; at: number }>(PENDING, state)
+    const pending = (await this.#takeOnce(state)) as { uid: string; verifier: string; nonce?: string } | undefined
     if (pending === undefined) return undefined
-    await this.#records.delete(PENDING, state)
-    if (Date.now() - pending.at > defaults.authServer.ttl.interaction * 1000) return undefined
     let result: UpstreamResult
     const upstreamError = current.searchParams.get('error')
     if (upstreamError !== null) {
@@ -156,17 +161,27 @@ export class UpstreamLogin {
       }
     }
     const handle = randomBytes(24).toString('base64url')
-    await this.#records.put(PENDING, `result:${handle}`, { uid: pending.uid, ...result, at: Date.now() })
+    await this.#pending.upsert(`result:${handle}`, { uid: pending.uid, ...result }, defaults.authServer.ttl.interaction)
     return { uid: pending.uid, handle }
+  }
+
+  /**
+   * The pending record `id`, for the one caller that claims it: the same state or handle arriving
+   * twice at once (on two nodes) is honoured once. The record goes once taken; it expires otherwise.
+   */
+  async #takeOnce(id: string, belongs: (stored: OidcPayload) => boolean = () => true): Promise<OidcPayload | undefined> {
+    const stored = await this.#pending.find(id)
+    if (stored === undefined || !belongs(stored) || !(await this.#pending.claim(id, 'taken'))) return undefined
+    await this.#pending.destroy(id)
+    return stored
   }
 
   /** The result of a finished upstream login for `uid` (once). */
   async take(uid: string, handle: string): Promise<UpstreamResult | undefined> {
-    const key = `result:${handle}`
-    const stored = await this.#records.get<UpstreamResult & { uid: string; at: number }>(PENDING, key)
-    if (stored === undefined || stored.uid !== uid) return undefined
-    await this.#records.delete(PENDING, key)
-    const { uid: _uid, at: _at, ...result } = stored
+    // a handle names its interaction: one presented for another is left alone, not used up
+    const stored = (await this.#takeOnce(`result:${handle}`, (found) => found['uid'] === uid)) as (UpstreamResult & { uid: string }) | undefined
+    if (stored === undefined) return undefined
+    const { uid: _uid, ...result } = stored
     return result
   }
 

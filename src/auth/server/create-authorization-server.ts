@@ -9,7 +9,7 @@ import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
 import { mergeResources, ResourceStore } from './resource-store.js'
 import { GrantAdmin } from './grant-admin.js'
-import { UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
+import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { upstreamGuard } from './upstream-guard.js'
 import { createAdapterFactory } from './adapter-factory.js'
 import { ConsentStore } from './consent-store.js'
@@ -262,6 +262,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
           upstream: options.upstream,
           callbackUrl: `${options.issuer.href.replace(/\/$/, '')}/upstream/callback`,
           records: storage.records,
+          pending: storage.adapter(UPSTREAM_PENDING_MODEL),
           accounts,
         })
   const upstreamSessions = upstreamLogin === undefined ? undefined : new UpstreamSessions(upstreamLogin, storage.records, box, accounts)

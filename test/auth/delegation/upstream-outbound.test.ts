@@ -52,6 +52,7 @@ function login(upstream: Partial<UpstreamOptions>): UpstreamLogin {
     upstream: { issuer: origin, clientId: 'our-as', clientSecret: 'our-as-secret-0123456789', ...upstream } as UpstreamOptions,
     callbackUrl: 'http://127.0.0.1:1/upstream/callback',
     records: {} as never,
+    pending: {} as never,
     accounts: {} as never,
   })
 }
