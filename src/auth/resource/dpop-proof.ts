@@ -84,7 +84,9 @@ function proofKey(jwk: unknown): ProofKey {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidDpopProofError('the DPoP proof needs a public jwk in its header')
   const members = jwk as Record<string, unknown>
   if (PRIVATE_MEMBERS.some((name) => members[name] !== undefined)) throw new InvalidDpopProofError('the DPoP proof needs a public jwk in its header, not a private key')
-  const names = typeof members['kty'] === 'string' ? THUMBPRINT_MEMBERS[members['kty']] : undefined
+  const kty = members['kty']
+  // own members only: a kty of "constructor" or "__proto__" names no key type
+  const names = typeof kty === 'string' && Object.hasOwn(THUMBPRINT_MEMBERS, kty) ? THUMBPRINT_MEMBERS[kty] : undefined
   if (names === undefined || names.some((name) => typeof members[name] !== 'string')) throw new InvalidDpopProofError('the DPoP proof needs a public jwk in its header')
   // RFC 7638: the required members only, in order, no whitespace
   const canonical = `{${names.map((name) => `${JSON.stringify(name)}:${JSON.stringify(members[name])}`).join(',')}}`

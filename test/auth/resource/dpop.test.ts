@@ -187,6 +187,17 @@ describe('DPoP at the resource server (accepted by default, Bearer still works)'
     expect(leaky.challenge).toContain('public jwk')
   })
 
+  it('refuses a proof whose jwk kty names a member of every object (constructor, __proto__) with 401, not a server error', async () => {
+    for (const kty of ['constructor', '__proto__', 'toString']) {
+      const odd = await post(stack, {
+        authorization: `DPoP ${bound}`,
+        dpop: await proof(key, { htm: 'POST', htu: `${stack.origin}/mcp`, ath: accessTokenHash(bound) }, { jwk: { ...key.jwk, kty } }),
+      })
+      expect(odd.status, kty).toBe(401)
+      expect(odd.challenge, kty).toContain('public jwk')
+    }
+  })
+
   it('verifies proofs of every algorithm family it lists (ES384, ES512, PS256, RS256, EdDSA)', async () => {
     for (const alg of ['ES384', 'ES512', 'PS256', 'RS256', 'EdDSA']) {
       const other = await clientKey(alg)
