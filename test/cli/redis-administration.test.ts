@@ -115,7 +115,14 @@ describe('start --redis (several nodes: production)', () => {
 
   it('keeps no local store in the data directory, and an administration command without --redis refuses, naming where the store is', async () => {
     await expect(access(join(dataDir, defaults.storage.dbFile))).rejects.toThrow()
-    for (const args of [['users', 'add', 'bob'], ['users', 'disable', 'demo'], ['users', 'list'], ['grants', 'list'], ['clients', 'list'], ['resources', 'add', OTHER_RESOURCE]]) {
+    for (const args of [
+      ['users', 'add', 'bob'],
+      ['users', 'disable', 'demo'],
+      ['users', 'list'],
+      ['grants', 'list'],
+      ['clients', 'list'],
+      ['resources', 'add', OTHER_RESOURCE],
+    ]) {
       const result = await runCli([...args, '--data-dir', dataDir], { env: { MCP_AUTH_PASSWORD: 'bob has a long password', MCP_AUTH_REDIS_URL: '' } })
       expect(result.code, args.join(' ')).toBe(1)
       expect(result.stderr).toContain(`store is in Redis (${redis.url}`)
