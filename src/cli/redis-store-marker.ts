@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { defaults } from '../config/defaults.js'
+import { rm } from 'node:fs/promises'
 import { readJsonFile, writePrivateFile } from '../storage/private-file.js'
 import type { RedisChoice } from './redis-option.js'
 
@@ -32,4 +33,9 @@ export async function readRedisStoreMarker(dataDir: string): Promise<RedisStoreM
   const marker = await readJsonFile<Partial<RedisStoreMarker>>(join(dataDir, defaults.storage.redisMarkerFile))
   if (marker === undefined || typeof marker.url !== 'string') return undefined
   return { url: marker.url, prefix: typeof marker.prefix === 'string' ? marker.prefix : defaults.redis.prefix }
+}
+
+/** A server on the data directory's own store again: the directory no longer points at Redis. */
+export async function removeRedisStoreMarker(dataDir: string): Promise<void> {
+  await rm(join(dataDir, defaults.storage.redisMarkerFile), { force: true })
 }

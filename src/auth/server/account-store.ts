@@ -43,7 +43,13 @@ export class AccountStore {
    */
   async setUser(username: string, password: string, claims: Account['claims'] = {}, scopes?: readonly string[]): Promise<Account> {
     checkCredentials(username, password)
-    const existing = await this.findByUsername(username)
+    let existing = await this.findByUsername(username)
+    if (existing === undefined) {
+      // a new name is claimed first-writer-wins: two processes adding it at once make one account
+      const created = await this.createUser(username, password, claims, scopes)
+      if (created !== undefined) return created
+      existing = await this.findByUsername(username)
+    }
     const account: StoredAccount = {
       id: existing?.id ?? randomUUID(),
       username,

@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
-import { writeRedisStoreMarker } from '../redis-store-marker.js'
+import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const authServerCommand: Command = {
@@ -63,6 +63,7 @@ Health: GET /healthz (200, or 503 when storage is unreachable or the process is 
     const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
     // an administration command pointed at this directory without --redis then says where the store is
     if (redis !== undefined) await writeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir, redis)
+    else await removeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir)
     as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
     const server = createCliServer(as.app.callback(), { health: () => as.health() })

@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
-import { redactedRedisUrl, writeRedisStoreMarker } from '../redis-store-marker.js'
+import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 
 const m = defaults.mainJob
@@ -91,6 +91,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const { as, mcp } = job
     // an administration command pointed at this directory without --redis then says where the store is
     if (redis !== undefined) await writeRedisStoreMarker(dataDir, redis)
+    else await removeRedisStoreMarker(dataDir)
 
     // how an administration command reaches this deployment's store (the Redis password left out)
     const store =
