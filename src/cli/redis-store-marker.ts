@@ -15,6 +15,7 @@ export interface RedisStoreMarker {
 export function redactedRedisUrl(url: string): string {
   const copy = new URL(url)
   if (copy.password !== '') copy.password = 'PASSWORD'
+  if (copy.searchParams.has('password')) copy.searchParams.set('password', 'PASSWORD')
   return copy.href.replace(/\/$/, '')
 }
 
