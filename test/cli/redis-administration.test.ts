@@ -2,7 +2,7 @@
 // Two real `mcp-auth start --redis` nodes behind a real HAProxy on one real redis-server; every
 // administration verb runs as its own process with --redis, and its effect is checked on each node.
 import type { ChildProcess } from 'node:child_process'
-import { access, mkdtemp, rm } from 'node:fs/promises'
+import { access, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as oidc from 'openid-client'
@@ -130,6 +130,25 @@ describe('start --redis (several nodes: production)', () => {
       expect(result.stdout).toBe('')
     }
     await expect(access(join(dataDir, defaults.storage.dbFile))).rejects.toThrow()
+  })
+})
+
+describe('where an administration command finds the deployment', () => {
+  it('reads MCP_AUTH_REDIS_URL, and a configuration file naming storage.redis', async () => {
+    const fromEnv = await runCli(['users', 'add', 'carol', '--data-dir', dataDir], { env: { MCP_AUTH_REDIS_URL: redis.url, MCP_AUTH_PASSWORD: 'carol has a long password' } })
+    expect(fromEnv.code, fromEnv.stderr).toBe(0)
+    const config = join(dataDir, 'config.json')
+    await writeFile(config, JSON.stringify({ storage: { redis: redis.url } }))
+    // today's main: "Cannot read properties of undefined (reading 'list')"
+    for (const args of [
+      ['grants', 'list'],
+      ['clients', 'list'],
+      ['users', 'delete', 'carol'],
+    ]) {
+      const result = await runCli([...args, '--config', config, '--data-dir', dataDir], { env: { MCP_AUTH_REDIS_URL: '' } })
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0)
+    }
+    expect((await admin(['users', 'list'])).stdout).not.toContain('carol')
   })
 })
 
