@@ -48,14 +48,14 @@ async function mcpStatus(i: number, token: string): Promise<number> {
 }
 
 /** A client_credentials token request on node `i`: status and OAuth error. */
-async function clientCredentials(i: number, client: { id: string; secret: string }, resource: string): Promise<{ status: number; error?: string }> {
+async function clientCredentials(i: number, client: { id: string; secret: string }, resource: string, scope?: string): Promise<{ status: number; error?: string; scope?: string }> {
   const response = await toNode(i, '/token', {
     method: 'POST',
     headers: { authorization: `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', resource }),
+    body: new URLSearchParams({ grant_type: 'client_credentials', resource, ...(scope !== undefined ? { scope } : {}) }),
   })
-  const body = (await response.json()) as { error?: string }
-  return { status: response.status, ...(body.error !== undefined ? { error: body.error } : {}) }
+  const body = (await response.json()) as { error?: string; scope?: string }
+  return { status: response.status, ...(body.error !== undefined ? { error: body.error } : {}), ...(body.scope !== undefined ? { scope: body.scope } : {}) }
 }
 
 /** Polls `check` until it holds (a pub/sub message takes a moment on a loaded machine). */
@@ -199,13 +199,15 @@ describe('administration verbs with --redis, while the nodes run', () => {
     expect(list.stdout).toContain(`${client.id}\tbatch job\tclient_credentials`)
 
     for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_RESOURCE)).toEqual({ status: 400, error: 'invalid_target' })
-    const resource = await admin(['resources', 'add', OTHER_RESOURCE, '--scopes', 'mcp', '--name', 'another MCP server'])
+    const resource = await admin(['resources', 'add', OTHER_RESOURCE, '--scopes', 'tools tools:write', '--name', 'another MCP server'])
     expect(resource.code, resource.stderr).toBe(0)
     expect(resource.stdout).toContain('served by every node now')
     await eventually(
       async () => (await clientCredentials(0, client, OTHER_RESOURCE)).status === 200 && (await clientCredentials(1, client, OTHER_RESOURCE)).status === 200,
       'a token for the added resource from both nodes',
     )
+    // a scope new to the deployment: the client registered none, so it may have the resource's default one
+    for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_RESOURCE, 'tools')).toEqual({ status: 200, scope: 'tools' })
     expect((await admin(['resources', 'list'])).stdout).toContain(`${OTHER_RESOURCE}\tanother MCP server`)
     const removedResource = await admin(['resources', 'remove', OTHER_RESOURCE])
     expect(removedResource.code, removedResource.stderr).toBe(0)
