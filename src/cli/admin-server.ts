@@ -16,13 +16,16 @@ export const ADMIN_OPTIONS = {
   ...redisOptions,
 } as const
 
-export const ADMIN_USAGE = `  --data-dir DIR   data directory (default ${defaults.storage.dataDir}); with Redis, a node's (its key files)
-  --config FILE    the server's JSON configuration (its upstream provider, so revocations reach it;
-                   its storage.redis)
-  --redis URL      the deployment's Redis, while its nodes run (default: MCP_AUTH_REDIS_URL, else
-                   the configuration's storage.redis); see docs/deployment.md
-  --redis-prefix P its key prefix (default ${defaults.redis.prefix})
-`
+/** Their lines of a usage text, descriptions starting at `column` as the command's other options do. */
+export function adminUsage(column: number): string {
+  const line = (name: string, text: string[]): string => [`  ${name.padEnd(column - 2)}${text[0]}`, ...text.slice(1).map((more) => `${' '.repeat(column)}${more}`)].join('\n')
+  return `${[
+    line('--data-dir DIR', [`data directory (default ${defaults.storage.dataDir}); with Redis, a node's (its key files)`]),
+    line('--config FILE', ["the server's JSON configuration (its upstream, so revocations reach it; its storage.redis)"]),
+    line('--redis URL', ["the deployment's Redis, acted on while its nodes run (default: MCP_AUTH_REDIS_URL,", "else the configuration's storage.redis); see docs/deployment.md"]),
+    line('--redis-prefix P', [`its key prefix (default ${defaults.redis.prefix})`]),
+  ].join('\n')}\n`
+}
 
 /** Where an administration command acts: a data directory's embedded store, or the deployment's Redis. */
 export interface AdminTarget {

@@ -1,5 +1,5 @@
 import { UsageError, type Command } from '../command.js'
-import { ADMIN_OPTIONS, ADMIN_USAGE, withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']
 
@@ -31,7 +31,7 @@ Options:
   --auth-method METHOD   ${METHODS.join(' | ')} (default client_secret_basic)
   --jwks-uri URL         where the client publishes its keys (private_key_jwt)
   --scope "a b"          client_credentials: the scopes its tokens may carry (default: the resources' default scopes)
-${ADMIN_USAGE}  -h, --help             show this help
+${adminUsage(25)}  -h, --help             show this help
 `,
   options: {
     name: { type: 'string' },

@@ -1,4 +1,4 @@
-import { ADMIN_OPTIONS, ADMIN_USAGE, withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'
 
 export const grantsCommand: Command = {
@@ -19,7 +19,7 @@ tokens at once.
 Options:
   --user NAME      the grants of one account
   --client ID      the grants of one client
-${ADMIN_USAGE}  -h, --help       show this help
+${adminUsage(19)}  -h, --help       show this help
 `,
   options: { ...ADMIN_OPTIONS, user: { type: 'string' }, client: { type: 'string' } },
   allowPositionals: true,

@@ -1,6 +1,6 @@
 import { ResourceStore } from '../../auth/server/resource-store.js'
 import { defaults } from '../../config/defaults.js'
-import { ADMIN_OPTIONS, ADMIN_USAGE, adminTarget, openAdminRecords } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
 
@@ -29,7 +29,7 @@ Options:
   --name NAME               shown on the consent page beside the URL
   --token-lifetime SECONDS  access-token lifetime for this resource (default ${defaults.authServer.ttl.accessToken})
   --opaque                  opaque access tokens (checked by introspection) instead of JWTs
-${ADMIN_USAGE}  -h, --help                show this help
+${adminUsage(28)}  -h, --help                show this help
 `,
   options: {
     scopes: { type: 'string' },

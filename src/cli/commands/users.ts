@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { AccountStore } from '../../auth/server/account-store.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
-import { ADMIN_OPTIONS, ADMIN_USAGE, adminTarget, openAdminRecords, withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords, withAdminServer } from '../admin-server.js'
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
@@ -41,7 +41,7 @@ Options:
   --password-stdin   read the password from stdin
   --name NAME        display name (OIDC 'name' claim)
   --email EMAIL      email (OIDC 'email' claim)
-${ADMIN_USAGE}  -h, --help         show this help
+${adminUsage(21)}  -h, --help         show this help
 `,
   options: {
     scopes: { type: 'string' },
