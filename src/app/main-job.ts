@@ -22,6 +22,12 @@ export interface MainJobOptions {
   resources?: readonly string[]
   /** The demo account's password when the account is created (default: a random one, returned once). */
   demoPassword?: string
+  /**
+   * Create the `demo` account when missing. Default: yes for a single process (a local demo, with
+   * the step-up scopes); no with `redis`, which is production: there it is created only when asked,
+   * with the required scopes only (never an admin scope), by the one node that creates it first.
+   */
+  demo?: boolean
   /** The MCP server to protect (default: the demo server). */
   server?: McpServer
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
@@ -48,6 +54,8 @@ export interface MainJob {
   readonly handler: RequestListener
   /** The demo account's password, when this start created the account. */
   readonly demoPassword?: string
+  /** Whether the store holds a demo account after this start (`created` by it, or `existing`), or `none`. */
+  readonly demo: 'created' | 'existing' | 'none'
   /** True while storage answers (Redis reachable); for a load balancer's health check. */
   health(): Promise<boolean>
   close(): Promise<void>
@@ -98,15 +106,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     as.provider.on('server_error', (_ctx: unknown, error: Error) => report(error))
   }
 
-  let demoPassword: string | undefined
-  const demo = await as.accounts.findByUsername(m.demoUsername)
-  if (demo === undefined) {
-    demoPassword = options.demoPassword || randomBytes(12).toString('base64url')
-    await as.accounts.setUser(m.demoUsername, demoPassword, { name: 'Demo User' }, m.demoScopes)
-  } else if (demo.scopes === undefined) {
-    // A demo account from before accounts had scopes: keep the step-up demo working.
-    await as.accounts.setScopes(m.demoUsername, m.demoScopes)
-  }
+  const { demoPassword, demo } = await demoAccount(as, options, redis !== undefined)
 
   const server = options.server ?? createDemoServer()
   if (options.onError !== undefined) server.onerror = options.onError
@@ -137,6 +137,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     mcp,
     handler: mcp.handler,
     ...(demoPassword !== undefined ? { demoPassword } : {}),
+    demo,
     health: () => as.health(),
     async close() {
       await mcp.close()
@@ -148,6 +149,29 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await redis?.close()
     },
   }
+}
+
+/**
+ * The demo account. A single process creates it when missing, with the step-up demo's scopes, and
+ * keeps an older one working. Several nodes (Redis) create it only when asked, with the required
+ * scopes only, and atomically: of nodes starting at once, one creates it and prints its password.
+ */
+async function demoAccount(as: AuthorizationServer, options: MainJobOptions, shared: boolean): Promise<{ demoPassword?: string; demo: MainJob['demo'] }> {
+  const existing = await as.accounts.findByUsername(m.demoUsername)
+  if (options.demo === false || (shared && options.demo !== true)) return { demo: existing === undefined ? 'none' : 'existing' }
+  const password = options.demoPassword || randomBytes(12).toString('base64url')
+  if (shared) {
+    if (existing !== undefined) return { demo: 'existing' }
+    const created = await as.accounts.createUser(m.demoUsername, password, { name: 'Demo User' }, m.requiredScopes)
+    return created === undefined ? { demo: 'existing' } : { demoPassword: password, demo: 'created' }
+  }
+  if (existing === undefined) {
+    await as.accounts.setUser(m.demoUsername, password, { name: 'Demo User' }, m.demoScopes)
+    return { demoPassword: password, demo: 'created' }
+  }
+  // A demo account from before accounts had scopes: keep the step-up demo working.
+  if (existing.scopes === undefined) await as.accounts.setScopes(m.demoUsername, m.demoScopes)
+  return { demo: 'existing' }
 }
 
 /**

@@ -1,28 +1,110 @@
+import { access } from 'node:fs/promises'
+import { join } from 'node:path'
 import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
 import type { AuthorizationServerOptions } from '../auth/server/options.js'
 import { defaults } from '../config/defaults.js'
 import { loadConfigFile } from '../config/load-config-file.js'
+import type { MessageBus } from '../storage/message-bus.js'
+import type { RecordStore } from '../storage/types.js'
+import { redisChoice, redisOptions, type RedisChoice } from './redis-option.js'
+import { readRedisStoreMarker } from './redis-store-marker.js'
 
-/** Options of the commands that administer a data directory through the authorization server. */
+/** Options of the commands that administer a deployment's store (a data directory, or Redis). */
 export const ADMIN_OPTIONS = {
   'data-dir': { type: 'string' },
   config: { type: 'string' },
+  ...redisOptions,
 } as const
 
-export const ADMIN_USAGE = `  --data-dir DIR   data directory (default ${defaults.storage.dataDir})
-  --config FILE    the server's JSON configuration (its upstream provider, so revocations reach it)
-`
+/** Their lines of a usage text, descriptions starting at `column` as the command's other options do. */
+export function adminUsage(column: number): string {
+  const line = (name: string, text: string[]): string => [`  ${name.padEnd(column - 2)}${text[0]}`, ...text.slice(1).map((more) => `${' '.repeat(column)}${more}`)].join('\n')
+  return `${[
+    line('--data-dir DIR', [`data directory (default ${defaults.storage.dataDir}); with Redis, a node's (its key files)`]),
+    line('--config FILE', ["the server's JSON configuration (its upstream, so revocations reach it; its storage.redis)"]),
+    line('--redis URL', ["the deployment's Redis, acted on while its nodes run (default: MCP_AUTH_REDIS_URL,", "else the configuration's storage.redis); see docs/deployment.md"]),
+    line('--redis-prefix P', [`its key prefix (default ${defaults.redis.prefix})`]),
+  ].join('\n')}\n`
+}
+
+/** Where an administration command acts: a data directory's embedded store, or the deployment's Redis. */
+export interface AdminTarget {
+  dataDir: string
+  redis?: RedisChoice
+  /** The configuration file's authorization server options (without `storage`). */
+  config: AuthorizationServerOptions
+}
 
 /**
- * Opens the authorization server over a data directory for one administrative operation, then
- * closes it. The store admits one process: beside a running server on the same directory this is
- * refused (stop the server first), so nothing is ever written by two processes.
+ * Where the servers read: --redis, MCP_AUTH_REDIS_URL or the configuration's `storage.redis`,
+ * else the data directory. A data directory that a node on Redis marked as its own is refused
+ * without Redis: a write there would land in a file no node reads.
+ */
+export async function adminTarget(values: Record<string, string | boolean | undefined>): Promise<AdminTarget> {
+  const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
+  const chosen = redisChoice(values, file)
+  const { redis: configRedis, ...config } = file as AuthorizationServerOptions
+  // a configuration may also name Redis as the authorization server's own `redis` option
+  const redis = chosen ?? (typeof configRedis === 'string' ? { url: configRedis } : (configRedis as RedisChoice | undefined))
+  const dataDir = (values['data-dir'] as string | undefined) ?? config.dataDir ?? defaults.storage.dataDir
+  if (redis !== undefined) return { dataDir, redis, config }
+  const marker = await readRedisStoreMarker(dataDir)
+  if (marker !== undefined) {
+    throw new Error(
+      `${dataDir} belongs to a node whose store is in Redis (${marker.url}, prefix ${marker.prefix}): the servers read accounts, clients, grants and resources there, not in this directory. ` +
+        `Add --redis URL${marker.prefix === defaults.redis.prefix ? '' : ` --redis-prefix ${marker.prefix}`} (or set MCP_AUTH_REDIS_URL).`,
+    )
+  }
+  return { dataDir, config }
+}
+
+/** A deployment's record store opened for one command, and the bus its nodes listen on (Redis only). */
+export interface AdminRecords {
+  records: RecordStore
+  bus?: MessageBus
+  close(): Promise<void>
+}
+
+/** Opens the record store the servers read (see {@link adminTarget}); embedded storage admits one process. */
+export async function openAdminRecords(target: AdminTarget): Promise<AdminRecords> {
+  if (target.redis === undefined) {
+    const { createLowdbStorage } = await import('../storage/lowdb-storage.js')
+    const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) })
+    return { records: storage.records, close: () => storage.close() }
+  }
+  const { RedisConnection } = await import('../storage/redis/connection.js')
+  const { createRedisStorage } = await import('../storage/redis/redis-storage.js')
+  const connection = await RedisConnection.connect(target.redis)
+  const storage = createRedisStorage({ connection })
+  return {
+    records: storage.records,
+    bus: connection,
+    async close() {
+      await storage.close()
+      await connection.close()
+    },
+  }
+}
+
+/**
+ * Opens the authorization server over the deployment's store for one administrative operation,
+ * then closes it. Embedded storage admits one process: beside a running server on the same
+ * directory this is refused (stop the server first). On Redis it runs beside the nodes, with a
+ * node's key files (sealed records open with its secrets.json), and what it revokes reaches every
+ * node at once.
  */
 export async function withAdminServer<T>(values: Record<string, string | boolean | undefined>, run: (as: AuthorizationServer) => Promise<T>): Promise<T> {
-  const fromFile = (typeof values.config === 'string' ? await loadConfigFile(values.config) : {}) as AuthorizationServerOptions
-  const dataDir = (values['data-dir'] as string | undefined) ?? fromFile.dataDir ?? defaults.storage.dataDir
+  const { dataDir, redis, config } = await adminTarget(values)
+  if (redis !== undefined) {
+    const secrets = join(dataDir, defaults.authServer.keys.secretsFile)
+    await access(secrets).catch((error: unknown) => {
+      throw new Error(`${secrets} is missing: with --redis, run this on a node of the deployment with its --data-dir (its key files open the sealed records)`, {
+        cause: error,
+      })
+    })
+  }
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
-  const as = await createAuthorizationServer({ ...fromFile, dataDir })
+  const as = await createAuthorizationServer({ ...config, dataDir, ...(redis !== undefined ? { redis } : {}) })
   try {
     return await run(as)
   } finally {

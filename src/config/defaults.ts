@@ -199,6 +199,12 @@ export const defaults = {
      * without bound. Expiry is also checked on every read.
      */
     sweepIntervalMs: 10 * 60_000,
+    /**
+     * File a node on Redis writes in its data directory (the Redis URL without its password, and
+     * the prefix), so an administration command pointed at that directory without --redis refuses
+     * instead of writing a local store no node reads, and says where the nodes read (issue 27).
+     */
+    redisMarkerFile: 'redis-store.json',
   },
   redis: {
     /** Prefix of every key and pub/sub channel we use, so several deployments can share one Redis. */
@@ -446,6 +452,12 @@ export const defaults = {
      * a message a node missed while its subscription was being renewed. 1 minute.
      */
     revocationResyncMs: 60_000,
+    /**
+     * With several nodes (Redis), how often (ms) each reloads the stored resources. A resource
+     * added or removed by `mcp-auth resources --redis` reaches every node at once over pub/sub;
+     * this reload only covers a message a node missed. 1 minute, as for revocations.
+     */
+    resourceResyncMs: 60_000,
     /** DPoP (RFC 9449) at the token endpoint (oidc-provider's feature). */
     dpop: {
       /** Server nonces on (RFC 9449 §8): a proof must carry a recent `DPoP-Nonce`. */

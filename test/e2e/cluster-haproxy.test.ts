@@ -36,7 +36,7 @@ const nodes: Array<Node | undefined> = []
 async function startNode(i: number): Promise<void> {
   const port = nodePorts[i]!
   const { child } = await startCli(
-    ['start', '--redis', redis.url, '--issuer', proxy.origin, '--trust-proxy', '--port', String(port), '--data-dir', dataDir, '--config', configFile],
+    ['start', '--redis', redis.url, '--demo', '--issuer', proxy.origin, '--trust-proxy', '--port', String(port), '--data-dir', dataDir, '--config', configFile],
     { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD }, timeoutMs: 30_000 },
   )
   nodes[i] = { port, child }

@@ -42,11 +42,14 @@ export class AccountStore {
    * the account may be granted; an existing account keeps its scopes otherwise.
    */
   async setUser(username: string, password: string, claims: Account['claims'] = {}, scopes?: readonly string[]): Promise<Account> {
-    if (!/^[\p{L}\p{N}._@+-]{1,64}$/u.test(username)) {
-      throw new Error('usernames are 1–64 letters, digits or . _ @ + -')
+    checkCredentials(username, password)
+    let existing = await this.findByUsername(username)
+    if (existing === undefined) {
+      // a new name is claimed first-writer-wins: two processes adding it at once make one account
+      const created = await this.createUser(username, password, claims, scopes)
+      if (created !== undefined) return created
+      existing = await this.findByUsername(username)
     }
-    if (password.length < 8) throw new Error('passwords need at least 8 characters')
-    const existing = await this.findByUsername(username)
     const account: StoredAccount = {
       id: existing?.id ?? randomUUID(),
       username,
@@ -58,6 +61,26 @@ export class AccountStore {
     }
     await this.#records.put(ACCOUNTS, account.id, account)
     await this.#records.put(USERNAMES, key(username), { id: account.id })
+    return publicView(account)
+  }
+
+  /**
+   * Creates `username` only when the name is free: first writer wins, so processes that create the
+   * same account at once (nodes of one deployment starting together) end with one account, and
+   * only the one that created it knows its password. Undefined when the name was taken.
+   */
+  async createUser(username: string, password: string, claims: Account['claims'] = {}, scopes?: readonly string[]): Promise<Account | undefined> {
+    checkCredentials(username, password)
+    const account: StoredAccount = {
+      id: randomUUID(),
+      username,
+      claims: { ...claims },
+      createdAt: Date.now(),
+      ...(scopes !== undefined ? { scopes: [...new Set(scopes)] } : {}),
+      passwordHash: await hashPassword(password),
+    }
+    if (!(await this.#records.create(USERNAMES, key(username), { id: account.id }))) return undefined
+    await this.#records.put(ACCOUNTS, account.id, account)
     return publicView(account)
   }
 
@@ -128,6 +151,11 @@ export class AccountStore {
   async list(): Promise<Account[]> {
     return (await this.#records.list<StoredAccount>(ACCOUNTS)).map(publicView)
   }
+}
+
+function checkCredentials(username: string, password: string): void {
+  if (!/^[\p{L}\p{N}._@+-]{1,64}$/u.test(username)) throw new Error('usernames are 1–64 letters, digits or . _ @ + -')
+  if (password.length < 8) throw new Error('passwords need at least 8 characters')
 }
 
 function publicView(stored: StoredAccount): Account {

@@ -73,3 +73,8 @@ export async function rotateClusterKeys(records: RecordStore, dataDir: string, o
   await records.put(COLLECTION, ID, recorded)
   return kids
 }
+
+/** The key fingerprints the deployment recorded (see {@link checkClusterKeys}), without recording any. */
+export async function recordedClusterKeys(records: RecordStore): Promise<Partial<KeyFingerprints> | undefined> {
+  return records.get<Partial<Recorded>>(COLLECTION, ID)
+}

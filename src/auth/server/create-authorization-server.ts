@@ -145,14 +145,19 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   ])
   if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
   const accounts = new AccountStore(storage.records)
-  const resources = new ResourceStore(storage.records)
-  options.resources = mergeResources(options.resources, await resources.list())
+  const resources = new ResourceStore(storage.records, connection)
+  const configuredResources = options.resources
+  const storedResources = await resources.list()
+  options.resources = mergeResources(configuredResources, storedResources)
   const consents = new ConsentStore(storage.records)
   const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken, {
     ...(connection !== undefined ? { bus: connection, resyncMs: defaults.authServer.revocationResyncMs } : {}),
   })
   onClose(() => revocations.close())
   const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
+  // several nodes: a resource added or removed through any of them (or the CLI) is served by all at once
+  const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(mergeResources(configuredResources, stored)), defaults.authServer.resourceResyncMs)
+  onClose(stopWatching)
   const box = new SecretBox(secrets.dataKey)
   const Adapter = createAdapterFactory(storage, {
     box,

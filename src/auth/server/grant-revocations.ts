@@ -42,6 +42,8 @@ export class GrantRevocations {
   readonly #now: () => number
   readonly #bus: MessageBus | undefined
   readonly #revoked = new Map<string, number>()
+  /** Revocations announced by the provider and not yet stored and published: close() waits for them. */
+  readonly #pending = new Set<Promise<void>>()
   #unsubscribe: (() => Promise<void>) | undefined
   #timer: NodeJS.Timeout | undefined
 
@@ -74,7 +76,9 @@ export class GrantRevocations {
   /** Records every revocation the provider announces. */
   listen(provider: Provider): void {
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => {
-      void this.revoke(grantId).catch((error: unknown) => provider.emit('server_error', undefined, error))
+      const pending = this.revoke(grantId).catch((error: unknown) => void provider.emit('server_error', undefined, error))
+      this.#pending.add(pending)
+      void pending.finally(() => this.#pending.delete(pending))
     })
   }
 
@@ -96,8 +100,9 @@ export class GrantRevocations {
     return false
   }
 
-  /** Stops listening to the other nodes. */
+  /** Stops listening to the other nodes, once the revocations under way are stored and published (a CLI exits right after). */
   async close(): Promise<void> {
+    await Promise.all(this.#pending)
     clearInterval(this.#timer)
     // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
     void this.#unsubscribe?.().catch(() => undefined)

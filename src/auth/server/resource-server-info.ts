@@ -32,9 +32,10 @@ const frozen = (info: ResourceServerInfo): ResourceServerInfo => {
  * and scope instead of per request: for a user's token all the resource's scopes (the grant
  * narrows them), for a client_credentials token what the client's registered `scope` allows
  * (ScopePolicy). oidc-provider copies what it needs into its own ResourceServer; what is handed out
- * here is frozen, so no request can change it for the next. Resources are fixed for the server's
- * life. Per resource at most `maxScopes` registered scopes are kept (each client registers its
- * own), the oldest forgotten first.
+ * here is frozen, so no request can change it for the next. A resource changed through the store
+ * (several nodes) is a new object with entries of its own; the old one's go with it. Per resource
+ * at most `maxScopes` registered scopes are kept (each client registers its own), the oldest
+ * forgotten first.
  */
 export class ResourceServerInfos {
   readonly #scopes: ScopePolicy

@@ -1,7 +1,10 @@
+import type { MessageBus } from '../../storage/message-bus.js'
 import type { RecordStore } from '../../storage/types.js'
 import { resolveResource, type ResolvedResource, type ResourceInput } from './options.js'
 
 const RESOURCES = 'resources'
+/** Bus channel: the stored resources changed (the message carries nothing; readers reload them). */
+const CHANGED = 'resources-changed'
 
 /** A stored resource, as `resources list` shows it. */
 export interface StoredResource extends ResolvedResource {
@@ -13,18 +16,23 @@ export interface StoredResource extends ResolvedResource {
  * add|list|remove`): the server issues tokens for these as for configured ones, which come first
  * (the first configured one is the default resource). Validated like configured resources: https
  * (http on loopback only), no query or fragment, scopes as tokens, default scopes among them.
+ * With a {@link MessageBus} (several nodes on Redis), each change is announced and every node
+ * that {@link watch}es serves it at once, without a restart.
  */
 export class ResourceStore {
   readonly #records: RecordStore
+  readonly #bus: MessageBus | undefined
 
-  constructor(records: RecordStore) {
+  constructor(records: RecordStore, bus?: MessageBus) {
     this.#records = records
+    this.#bus = bus
   }
 
   /** Adds a resource, or replaces the one with the same URI. */
   async add(input: ResourceInput): Promise<StoredResource> {
     const stored: StoredResource = { ...resolveResource(input), addedAt: Date.now() }
     await this.#records.put(RESOURCES, stored.uri, stored)
+    await this.#bus?.publish(CHANGED, '')
     return stored
   }
 
@@ -36,7 +44,46 @@ export class ResourceStore {
   async remove(uri: string): Promise<boolean> {
     if ((await this.#records.get(RESOURCES, uri)) === undefined) return false
     await this.#records.delete(RESOURCES, uri)
+    await this.#bus?.publish(CHANGED, '')
     return true
+  }
+
+  /**
+   * Calls `onChange` with the stored resources whenever another process announces a change, and
+   * every `resyncMs` for an announcement missed, only when they differ from what it was last given
+   * (so a reader keeps what it built from them). Without a bus it never calls. Returns `stop`.
+   */
+  async watch(initial: readonly StoredResource[], onChange: (stored: StoredResource[]) => void, resyncMs: number): Promise<() => Promise<void>> {
+    const bus = this.#bus
+    if (bus === undefined) return async () => undefined
+    let last = JSON.stringify(initial)
+    let reloading: Promise<void> | undefined
+    const reload = (): void => {
+      // one reload at a time; a change announced during one is read by the next
+      reloading ??= this.list()
+        .then((stored) => {
+          const text = JSON.stringify(stored)
+          if (text === last) return
+          last = text
+          onChange(stored)
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          reloading = undefined
+        })
+    }
+    const unsubscribe = await bus.subscribe(CHANGED, () => {
+      if (reloading === undefined) reload()
+      else void reloading.then(reload)
+    })
+    const timer = setInterval(reload, resyncMs)
+    timer.unref()
+    // a change between the caller's list() and the subscription is not missed
+    reload()
+    return async () => {
+      clearInterval(timer)
+      void unsubscribe().catch(() => undefined)
+    }
   }
 }
 

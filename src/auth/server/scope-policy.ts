@@ -11,12 +11,20 @@ import type { ResolvedResource } from './options.js'
  *   document may only register `openRegistrationScopes` for that grant.
  */
 export class ScopePolicy {
-  readonly #resources: Map<string, ResolvedResource>
+  #resources: Map<string, ResolvedResource>
   readonly #openRegistrationScopes: ReadonlySet<string>
 
   constructor(resources: readonly ResolvedResource[], openRegistrationScopes: readonly string[]) {
     this.#resources = new Map(resources.map((resource) => [resource.uri, resource]))
     this.#openRegistrationScopes = new Set(openRegistrationScopes)
+  }
+
+  /**
+   * Serves another set of resources from now on (stored resources changed on another node). One
+   * map is swapped for another: the lookups stay one Map.get per request.
+   */
+  setResources(resources: readonly ResolvedResource[]): void {
+    this.#resources = new Map(resources.map((resource) => [resource.uri, resource]))
   }
 
   /** Every scope some resource offers (oidc-provider also lists these among OIDC scopes). */

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const authServerCommand: Command = {
@@ -64,6 +65,9 @@ Health: GET /healthz (200, or 503 when storage is unreachable or the process is 
     const actualPort = port === 0 ? await freePort(host) : port
     const url = listeningUrl(host, actualPort)
     const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
+    // an administration command pointed at this directory without --redis then says where the store is
+    if (redis !== undefined) await writeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir, redis)
+    else await removeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir)
     as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
     const server = createCliServer(as.app.callback(), { health: () => as.health() })

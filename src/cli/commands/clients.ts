@@ -1,6 +1,5 @@
-import { defaults } from '../../config/defaults.js'
 import { UsageError, type Command } from '../command.js'
-import { withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']
 
@@ -9,9 +8,10 @@ export const clientsCommand: Command = {
   summary: 'pre-register, list or remove OAuth clients of the authorization server',
   usage: `
 Usage: mcp-auth clients add --name NAME [--redirect-uri URI]... [--grant-type TYPE]...
-                            [--auth-method METHOD] [--jwks-uri URL] [--scope "a b"] [--data-dir DIR]
-       mcp-auth clients list [--data-dir DIR]
-       mcp-auth clients remove <client-id> [--data-dir DIR] [--config FILE]
+                            [--auth-method METHOD] [--jwks-uri URL] [--scope "a b"] [STORE]
+       mcp-auth clients list [STORE]
+       mcp-auth clients remove <client-id> [STORE]
+STORE: [--data-dir DIR] [--config FILE] [--redis URL] [--redis-prefix P]
 
 Registers a client the way dynamic registration would (same redirect URI policy: https, or http
 on a loopback host, where any port matches), without expiry. Prints its client_id, and for
@@ -19,7 +19,8 @@ client_secret_basic / client_secret_post a client_secret — shown once, stored 
 'list' shows every registered client (dynamic, added, configured; never secrets); 'remove'
 deletes one and ends its grants (a configured one is removed from the configuration instead).
 A generated client id may begin with '-': put '--' before it (mcp-auth clients remove -- -Xy3…).
-Stop a running server on the same data directory first.
+A single server's data directory admits one process: stop it first. With Redis (--redis,
+several nodes) it acts while the nodes run: a client removed is refused by every node at once.
 
 Options:
   --name NAME            client_name shown on the consent page
@@ -30,9 +31,7 @@ Options:
   --auth-method METHOD   ${METHODS.join(' | ')} (default client_secret_basic)
   --jwks-uri URL         where the client publishes its keys (private_key_jwt)
   --scope "a b"          client_credentials: the scopes its tokens may carry (default: the resources' default scopes)
-  --data-dir DIR         data directory (default ${defaults.storage.dataDir})
-  --config FILE          list/remove: the server's configuration (its clients, its upstream)
-  -h, --help             show this help
+${adminUsage(25)}  -h, --help             show this help
 `,
   options: {
     name: { type: 'string' },
@@ -41,8 +40,7 @@ Options:
     'auth-method': { type: 'string' },
     'jwks-uri': { type: 'string' },
     scope: { type: 'string' },
-    'data-dir': { type: 'string' },
-    config: { type: 'string' },
+    ...ADMIN_OPTIONS,
   },
   allowPositionals: true,
   async run(values, positionals) {
@@ -74,10 +72,7 @@ Options:
     if (!METHODS.includes(method)) throw new UsageError(`--auth-method must be one of ${METHODS.join(', ')}`)
     const redirectUris = (values['redirect-uri'] as unknown as string[] | undefined) ?? []
     const grantTypes = (values['grant-type'] as unknown as string[] | undefined) ?? (redirectUris.length > 0 ? ['authorization_code', 'refresh_token'] : ['client_credentials'])
-    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({
-      dataDir: (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir,
-    })
-    try {
+    return withAdminServer(values, async (as) => {
       const added = await as.addClient({
         client_name: values.name,
         redirect_uris: redirectUris,
@@ -90,8 +85,6 @@ Options:
       process.stdout.write(`client_id: ${added.client_id}\n`)
       if (added.client_secret !== undefined) process.stdout.write(`client_secret: ${added.client_secret}\n(shown once; stored encrypted)\n`)
       return 0
-    } finally {
-      await as.close()
-    }
+    })
   },
 }

@@ -1,23 +1,25 @@
-import { ADMIN_OPTIONS, ADMIN_USAGE, withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'
 
 export const grantsCommand: Command = {
   name: 'grants',
   summary: 'list what users granted to clients, and end grants',
   usage: `
-Usage: mcp-auth grants list [--user NAME] [--client ID] [--data-dir DIR]
-       mcp-auth grants revoke <grant-id> | --user NAME | --client ID [--data-dir DIR] [--config FILE]
+Usage: mcp-auth grants list [--user NAME] [--client ID] [--data-dir DIR] [--config FILE] [--redis URL]
+       mcp-auth grants revoke <grant-id> | --user NAME | --client ID [--data-dir DIR] [--config FILE] [--redis URL]
 
 A grant is what a user consented to for one client. 'revoke' ends it: every access token,
 refresh token and code issued from it, the grant and the remembered consent; JWT access tokens of
 the grant are then refused by resource servers that check revocation (as 'mcp-auth start' does),
 and for a delegated login the upstream provider's tokens are revoked too (give --config so the
-upstream is known). Stop a running server on the same data directory first.
+upstream is known). A single server's data directory admits one process: stop it first. With
+Redis (--redis, several nodes) it acts while the nodes run, and every node refuses the grant's
+tokens at once.
 
 Options:
   --user NAME      the grants of one account
   --client ID      the grants of one client
-${ADMIN_USAGE}  -h, --help       show this help
+${adminUsage(19)}  -h, --help       show this help
 `,
   options: { ...ADMIN_OPTIONS, user: { type: 'string' }, client: { type: 'string' } },
   allowPositionals: true,

@@ -1,7 +1,6 @@
-import { join } from 'node:path'
 import { ResourceStore } from '../../auth/server/resource-store.js'
 import { defaults } from '../../config/defaults.js'
-import { createLowdbStorage } from '../../storage/lowdb-storage.js'
+import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
 
@@ -10,16 +9,18 @@ export const resourcesCommand: Command = {
   summary: 'add, list or remove the protected MCP servers the authorization server issues tokens for',
   usage: `
 Usage: mcp-auth resources add <url> [--scopes "SCOPE ..."] [--default-scopes "SCOPE ..."] [--name NAME]
-                              [--token-lifetime SECONDS] [--opaque] [--data-dir DIR]
-       mcp-auth resources list [--data-dir DIR]
-       mcp-auth resources remove <url> [--data-dir DIR]
+                              [--token-lifetime SECONDS] [--opaque] [STORE]
+       mcp-auth resources list [STORE]
+       mcp-auth resources remove <url> [STORE]
+STORE: [--data-dir DIR] [--config FILE] [--redis URL] [--redis-prefix P]
 
 A resource is an MCP server's URL (its protected resource metadata 'resource', e.g.
 http://localhost:4160/mcp): tokens name it as their audience, and clients ask for it with the
 'resource' parameter. 'add' stores one in the data directory (or replaces it), beside those of
-the configuration file or --resource, which come first; the server reads them when it starts, so
-stop a running server on the same data directory first (the store refuses a second writer), or
-pass --resource to 'start' / 'auth-server' instead.
+the configuration file or --resource, which come first. A single server reads them when it
+starts: stop it first (its store refuses a second writer), or pass --resource to 'start' /
+'auth-server' instead. With Redis (--redis, several nodes) the running nodes serve a resource
+added or removed at once, without a restart.
 
 Options:
   --scopes "S ..."          scopes the resource offers (default: ${defaults.authServer.resourceScopes.join(' ')})
@@ -28,8 +29,7 @@ Options:
   --name NAME               shown on the consent page beside the URL
   --token-lifetime SECONDS  access-token lifetime for this resource (default ${defaults.authServer.ttl.accessToken})
   --opaque                  opaque access tokens (checked by introspection) instead of JWTs
-  --data-dir DIR            data directory (default ${defaults.storage.dataDir})
-  -h, --help                show this help
+${adminUsage(28)}  -h, --help                show this help
 `,
   options: {
     scopes: { type: 'string' },
@@ -37,7 +37,7 @@ Options:
     name: { type: 'string' },
     'token-lifetime': { type: 'string' },
     opaque: { type: 'boolean' },
-    'data-dir': { type: 'string' },
+    ...ADMIN_OPTIONS,
   },
   allowPositionals: true,
   async run(values, positionals) {
@@ -49,10 +49,9 @@ Options:
       lifetime = Number(values['token-lifetime'])
       if (!Number.isInteger(lifetime) || lifetime <= 0) throw new UsageError('--token-lifetime takes a whole number of seconds')
     }
-    const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
-    const storage = await createLowdbStorage({ file: join(dataDir, defaults.storage.dbFile) })
+    const store = await openAdminRecords(await adminTarget(values))
     try {
-      const resources = new ResourceStore(storage.records)
+      const resources = new ResourceStore(store.records, store.bus)
       if (action === 'list') {
         for (const resource of await resources.list()) {
           const lifetimeText = resource.accessTokenTtlSeconds === undefined ? '' : `\ttokens ${resource.accessTokenTtlSeconds} s`
@@ -84,10 +83,12 @@ Options:
         if (error instanceof TypeError) throw new UsageError(error.message)
         throw error
       }
-      process.stdout.write(`resource ${added.uri} saved: scopes ${added.scopes.join(' ')} (default ${added.defaultScopes.join(' ')}); served from the next start\n`)
+      process.stdout.write(
+        `resource ${added.uri} saved: scopes ${added.scopes.join(' ')} (default ${added.defaultScopes.join(' ')}); ${store.bus === undefined ? 'served from the next start' : 'served by every node now'}\n`,
+      )
       return 0
     } finally {
-      await storage.close()
+      await store.close()
     }
   },
 }

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 
 const m = defaults.mainJob
@@ -13,14 +14,15 @@ export const startCommand: Command = {
   summary: 'run the main job: the authorization server and the protected demo MCP server on one origin',
   usage: `
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
-                     [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces]
+                     [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces] [--demo]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
   - the demo MCP server on every transport (/mcp, /sse, /rest), bearer tokens required,
   - protected resource metadata at /.well-known/oauth-protected-resource/mcp.
 Storage, keys and secrets live in the data directory. On first start a '${m.demoUsername}' account is
-created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once.
+created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once. With
+--redis (several nodes: production) there is no demo account unless --demo asks for one.
 
 Options:
   --port PORT      port (default: the PORT variable, else ${m.port}; 0 for an ephemeral one)
@@ -39,6 +41,8 @@ ${drainUsage(19)}
   --require-dpop   the MCP server accepts DPoP-bound tokens only (RFC 9449); by default it accepts
                    them beside Bearer tokens, for clients that use DPoP
   --dpop-nonces    DPoP proofs at the MCP server must carry its nonce (DPoP-Nonce, shared by every node)
+  --demo           with --redis: create the '${m.demoUsername}' account (scopes ${m.requiredScopes.join(' ')}) if the
+                   deployment has none; the node that creates it prints its password
   -h, --help       show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 Several processes on one Redis behind a load balancer: docs/deployment.md.
@@ -55,6 +59,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     'trust-proxy': { type: 'boolean' },
     'require-dpop': { type: 'boolean' },
     'dpop-nonces': { type: 'boolean' },
+    demo: { type: 'boolean' },
   },
   async run(values) {
     // PORT as npm users expect it (npm start with PORT=4001), --port first
@@ -84,11 +89,19 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
       dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
       ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
+      ...(values.demo === true ? { demo: true } : {}),
       onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
     })
     const { as, mcp } = job
-    const password = job.demoPassword
+    // an administration command pointed at this directory without --redis then says where the store is
+    if (redis !== undefined) await writeRedisStoreMarker(dataDir, redis)
+    else await removeRedisStoreMarker(dataDir)
 
+    // how an administration command reaches this deployment's store (the Redis password left out)
+    const store =
+      redis === undefined
+        ? `--data-dir ${dataDir}`
+        : `--redis ${redactedRedisUrl(redis.url)}${redis.prefix === undefined ? '' : ` --redis-prefix ${redis.prefix}`} --data-dir ${dataDir}`
     const health = { health: () => job.health() }
     const v4 = createCliServer(mcp.handler, health)
     await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
@@ -112,18 +125,36 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
         `  Authorization       ${as.issuer}   (metadata at /.well-known/oauth-authorization-server)`,
         `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
-        `  Demo account        ${m.demoUsername}${password === undefined ? ` (password set on first start; to reset it, stop the server and run mcp-auth users add ${m.demoUsername} --data-dir ${dataDir})` : ` / password: ${password}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`}`,
+        demoLine(job, store, redis !== undefined),
         '',
         'Next:',
         `  - MCP Inspector: npx @modelcontextprotocol/inspector, Transport "Streamable HTTP", URL ${origin}/mcp;`,
         '    it registers itself, opens the login page, and connects with the token.',
-        `  - Protect another MCP server with this authorization server: start with --resource <its /mcp URL>,`,
-        `    or stop, mcp-auth resources add <its /mcp URL> --scopes "..." --data-dir ${dataDir}, and start again`,
-        `  - Add accounts: stop the server, then mcp-auth users add <name> [--scopes "mcp mcp:admin"] --data-dir ${dataDir}`,
-        `    (a new account may have ${m.requiredScopes.join(' ')}; ${m.demoUsername} may have ${m.demoScopes.join(' ')})`,
+        ...(redis === undefined
+          ? [
+              `  - Protect another MCP server with this authorization server: start with --resource <its /mcp URL>,`,
+              `    or stop, mcp-auth resources add <its /mcp URL> --scopes "..." --data-dir ${dataDir}, and start again`,
+              `  - Add accounts: stop the server, then mcp-auth users add <name> [--scopes "mcp mcp:admin"] --data-dir ${dataDir}`,
+              `    (a new account may have ${m.requiredScopes.join(' ')}; ${m.demoUsername} may have ${m.demoScopes.join(' ')})`,
+            ]
+          : [
+              '  - Administer the deployment while the nodes run (every node sees the change at once):',
+              `    mcp-auth users add <name> [--scopes "mcp mcp:admin"] ${store}`,
+              `    mcp-auth resources add <its /mcp URL> --scopes "..." ${store}`,
+              `    (also users list|disable|delete, grants list|revoke, clients list|remove; a new account may have ${m.requiredScopes.join(' ')})`,
+            ]),
         '',
       ].join('\n'),
     )
     await closeOnSignal(servers, () => job.close(), drain)
   },
+}
+
+/** The banner's line about the demo account: its password when this start created it, else how to reach it. */
+function demoLine(job: { demoPassword?: string; demo: 'created' | 'existing' | 'none' }, store: string, shared: boolean): string {
+  const label = '  Demo account        '
+  if (job.demoPassword !== undefined) return `${label}${m.demoUsername} / password: ${job.demoPassword}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`
+  if (!shared) return `${label}${m.demoUsername} (password set on first start; to reset it, stop the server and run mcp-auth users add ${m.demoUsername} ${store})`
+  if (job.demo === 'none') return `${label}none (several nodes: add accounts with mcp-auth users add <name> ${store}, or start with --demo)`
+  return `${label}${m.demoUsername} exists in the deployment's store (password set when it was created; reset: mcp-auth users add ${m.demoUsername} ${store}; remove: mcp-auth users delete ${m.demoUsername} ${store})`
 }

@@ -1,11 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
-import { defaults } from '../../config/defaults.js'
 import { AccountStore } from '../../auth/server/account-store.js'
-import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
-import { withAdminServer } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords, withAdminServer } from '../admin-server.js'
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
@@ -17,15 +14,18 @@ export const usersCommand: Command = {
   name: 'users',
   summary: 'add, list, disable or delete local accounts of the authorization server, and the scopes each may be granted',
   usage: `
-Usage: mcp-auth users add <username> [--scopes "SCOPE ..."] [--password-stdin] [--name NAME] [--email EMAIL] [--data-dir DIR]
-       mcp-auth users set-scopes <username> "SCOPE ..." | --default [--data-dir DIR]
-       mcp-auth users list [--data-dir DIR]
-       mcp-auth users delete|disable|enable <username> [--data-dir DIR] [--config FILE]
+Usage: mcp-auth users add <username> [--scopes "SCOPE ..."] [--password-stdin] [--name NAME] [--email EMAIL] [STORE]
+       mcp-auth users set-scopes <username> "SCOPE ..." | --default [STORE]
+       mcp-auth users list [STORE]
+       mcp-auth users delete|disable|enable <username> [STORE]
+STORE: [--data-dir DIR] [--config FILE] [--redis URL] [--redis-prefix P]
 
 'add' creates the account, or sets a new password for an existing one. The password comes from
 the first line of stdin with --password-stdin, else from MCP_AUTH_PASSWORD, else a random one is
-generated and printed once. Passwords are stored as scrypt hashes. Stop a running server on the
-same data directory first (the store refuses a second writer).
+generated and printed once. Passwords are stored as scrypt hashes. A single server's data
+directory admits one process: stop it first (the store refuses a second writer). With Redis
+(--redis, several nodes) the command acts on the deployment's store while the nodes run, and
+the change reaches every node at once.
 
 'delete' removes the account and ends its grants (every token issued from them); 'disable' keeps
 the account but refuses its logins and ends its grants, 'enable' lets it log in again.
@@ -41,9 +41,7 @@ Options:
   --password-stdin   read the password from stdin
   --name NAME        display name (OIDC 'name' claim)
   --email EMAIL      email (OIDC 'email' claim)
-  --data-dir DIR     data directory (default ${defaults.storage.dataDir})
-  --config FILE      delete/disable: the server's configuration (so revocations reach its upstream)
-  -h, --help         show this help
+${adminUsage(21)}  -h, --help         show this help
 `,
   options: {
     scopes: { type: 'string' },
@@ -51,8 +49,7 @@ Options:
     'password-stdin': { type: 'boolean' },
     name: { type: 'string' },
     email: { type: 'string' },
-    'data-dir': { type: 'string' },
-    config: { type: 'string' },
+    ...ADMIN_OPTIONS,
   },
   allowPositionals: true,
   async run(values, positionals) {
@@ -76,10 +73,9 @@ Options:
     }
     const scopes =
       action === 'set-scopes' ? (extra[0] === undefined ? undefined : parseScopes(extra[0])) : typeof values.scopes === 'string' ? parseScopes(values.scopes) : undefined
-    const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
-    const storage = await createLowdbStorage({ file: join(dataDir, defaults.storage.dbFile) })
+    const store = await openAdminRecords(await adminTarget(values))
     try {
-      const accounts = new AccountStore(storage.records)
+      const accounts = new AccountStore(store.records)
       if (action === 'list') {
         for (const account of await accounts.list()) {
           const may = account.scopes === undefined ? '(default scopes)' : account.scopes.join(' ') || '(no scope)'
@@ -106,7 +102,7 @@ Options:
       if (generated) process.stdout.write(`password: ${password}\n(shown once; it is stored only as a hash)\n`)
       return 0
     } finally {
-      await storage.close()
+      await store.close()
     }
   },
 }
