@@ -106,7 +106,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     await as.accounts.setScopes(m.demoUsername, m.demoScopes)
   }
 
-  const server = options.server ?? createDemoServer()
+  // keyed from the data key: a round one node asked, any node of the deployment can answer
+  const server = options.server ?? createDemoServer({ requestStateKey: await requestStateKey(dataDir) })
   if (options.onError !== undefined) server.onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
@@ -161,4 +162,10 @@ async function dpopOptions(options: MainJobOptions, dataDir: string, redis: Redi
     nonces = { secret: deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth resource DPoP nonces') }
   }
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
+}
+
+/** The demo server's MRTR `requestState` key, derived from the data key (HKDF, its own label) as the DPoP nonce key is. */
+async function requestStateKey(dataDir: string): Promise<Uint8Array> {
+  const { deriveSecret, loadServerSecrets } = await import('../auth/server/server-secrets.js')
+  return deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth MCP requestState')
 }
