@@ -138,7 +138,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
 async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose: (closer: () => Promise<void>) => void): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
-    loadServerSecrets(options.dataDir),
+    loadServerSecrets(options.dataDir, opened),
     loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined }),
   ])
   if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
