@@ -33,6 +33,7 @@ import { bindClientSecretMethod } from './client-auth-method.js'
 import { refuseFutureAssertions } from './future-assertions.js'
 import { issuerHost } from './issuer-host.js'
 import { oauthErrors } from './oauth-errors.js'
+import { retryAfterOn503 } from './retry-after-on-503.js'
 import { registeredScopeCapsClientCredentialsOnly } from './registered-scope-policy.js'
 import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
@@ -224,6 +225,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
 
   const cookies = providerCookies(secrets.cookieKeys)
   const stack: Middleware[] = [
+    retryAfterOn503(),
     oauthErrors(),
     issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
     cookies.enter,
