@@ -236,8 +236,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       path: `${mountPath}${routes.registration}`,
       maxBodyBytes: defaults.authServer.registration.maxBodyBytes,
       unused: sweeper,
-      maxUnusedPerAddress: defaults.authServer.registration.maxUnusedPerAddress,
-      maxUnused: defaults.authServer.registration.maxUnused,
+      maxUnusedPerAddress: options.registration.maxUnusedPerAddress,
+      maxUnused: options.registration.maxUnused,
     }),
     defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
   ]

@@ -24,9 +24,26 @@ interface Entry {
 export interface UnusedClients {
   sweep(): Promise<number>
   stop(): Promise<void>
-  /** Registrations not used yet: from one address group (see clientAddress), or in all. */
+  /** Registrations not used yet (and registrations under way): from one address group (see clientAddress), or in all. */
   unused(address?: string): number
+  /**
+   * Whether a registration from `address` may go ahead ({@link admitRegistration}): when it may,
+   * its place is held until `release` (called once the registration is answered).
+   */
+  admit(address: string, caps: RegistrationCaps): Admission
 }
+
+/** How many unused registrations one address group, and all together, may hold. */
+export interface RegistrationCaps {
+  perGroup: number
+  total: number
+}
+
+/**
+ * `group`: the address group holds `perGroup` unused registrations already. `full`: the server
+ * holds `total`, and this group holds as many as any other (it would only displace its own).
+ */
+export type Admission = { refused: false; release(): void } | { refused: 'group' | 'full'; held: number }
 
 /**
  * Starts the sweeper. The list of unused registrations is persisted (the sweep and a restart
@@ -51,21 +68,47 @@ export async function startUnusedClientSweeper(options: {
   const { provider, records, clients, ttlSeconds, bus } = options
   const now = options.now ?? Date.now
   const pending = new Map<string, Entry>()
-  const perAddress = new Map<string, number>()
+  // each address group's unused registrations, oldest first, and the groups by how many they hold:
+  // the oldest registration of a group holding the most is found in O(1)
+  const groups = new Map<string, Map<string, Entry>>()
+  const byCount = new Map<number, Set<string>>()
+  let most = 0
+  const recount = (group: string, from: number, to: number): void => {
+    if (from > 0) {
+      const bucket = byCount.get(from)!
+      bucket.delete(group)
+      if (bucket.size === 0) byCount.delete(from)
+    }
+    if (to > 0) {
+      const bucket = byCount.get(to)
+      if (bucket === undefined) byCount.set(to, new Set([group]))
+      else bucket.add(group)
+    }
+    if (to > most) most = to
+    while (most > 0 && !byCount.has(most)) most--
+  }
   const add = (entry: Entry): void => {
     if (pending.has(entry.clientId)) return
     pending.set(entry.clientId, entry)
-    perAddress.set(entry.address, (perAddress.get(entry.address) ?? 0) + 1)
+    let group = groups.get(entry.address)
+    if (group === undefined) groups.set(entry.address, (group = new Map()))
+    group.set(entry.clientId, entry)
+    recount(entry.address, group.size - 1, group.size)
   }
   const remove = (clientId: string): boolean => {
     const entry = pending.get(clientId)
     if (entry === undefined) return false
     pending.delete(clientId)
-    const left = (perAddress.get(entry.address) ?? 1) - 1
-    if (left <= 0) perAddress.delete(entry.address)
-    else perAddress.set(entry.address, left)
+    const group = groups.get(entry.address)!
+    group.delete(clientId)
+    if (group.size === 0) groups.delete(entry.address)
+    recount(entry.address, group.size + 1, group.size)
     return true
   }
+  // registrations under way on this node, per group: counted at once, so a burst cannot overshoot a cap
+  const underWay = new Map<string, number>()
+  let allUnderWay = 0
+  const held = (address: string): number => (groups.get(address)?.size ?? 0) + (underWay.get(address) ?? 0)
   const stored = async (): Promise<Entry[]> =>
     (await records.list<Partial<Entry> & { clientId: string; createdAt: number }>(PENDING)).map((entry) => ({ ...entry, address: entry.address ?? '' }))
   const announce = (message: { added: Entry } | { used: string }): Promise<void> => bus?.publish(CHANNEL, JSON.stringify(message)) ?? Promise.resolve()
@@ -137,6 +180,46 @@ export async function startUnusedClientSweeper(options: {
     for (const entry of [...pending.values()]) if (!kept.has(entry.clientId) && entry.createdAt < listedAt) remove(entry.clientId)
     return removed
   }
+  /**
+   * Room for a registration while the server holds all it keeps: the oldest unused registration
+   * of a group holding the most goes (its client is deleted, as the sweep would in time), so the
+   * bound holds and a group holding few gets in before one holding many.
+   */
+  const evictOne = (): boolean => {
+    const group = byCount.get(most)?.values().next().value
+    const oldest = group === undefined ? undefined : groups.get(group)?.values().next().value
+    if (oldest === undefined) return false
+    remove(oldest.clientId)
+    void clients
+      .destroy(oldest.clientId)
+      .then(() => records.delete(PENDING, oldest.clientId))
+      .then(() => announce({ used: oldest.clientId }))
+      .catch((error: unknown) => provider.emit('server_error', undefined, error))
+    return true
+  }
+  const admit = (address: string, caps: RegistrationCaps): Admission => {
+    const mine = held(address)
+    if (mine >= caps.perGroup) return { refused: 'group', held: mine }
+    // full: a group holding as many as the largest would only displace its own
+    if (pending.size + allUnderWay >= caps.total && (mine >= most || pending.size === 0)) return { refused: 'full', held: mine }
+    underWay.set(address, (underWay.get(address) ?? 0) + 1)
+    allUnderWay += 1
+    let released = false
+    return {
+      refused: false,
+      release() {
+        if (released) return
+        released = true
+        allUnderWay -= 1
+        const left = (underWay.get(address) ?? 1) - 1
+        if (left <= 0) underWay.delete(address)
+        else underWay.set(address, left)
+        // a registration made while full displaces one (not before it succeeded: a refused one displaces none)
+        while (pending.size > caps.total) if (!evictOne()) break
+      },
+    }
+  }
+
   const timer = setInterval(() => void sweep().catch(() => undefined), options.intervalMs)
   timer.unref()
   return {
@@ -146,6 +229,7 @@ export async function startUnusedClientSweeper(options: {
       // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
       void unsubscribe?.().catch(() => undefined)
     },
-    unused: (address) => (address === undefined ? pending.size : (perAddress.get(address) ?? 0)),
+    unused: (address) => (address === undefined ? pending.size + allUnderWay : held(address)),
+    admit,
   }
 }
