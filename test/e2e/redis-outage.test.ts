@@ -17,6 +17,7 @@ const REDIRECT = 'http://127.0.0.1:9/callback'
 
 interface Node {
   child: ChildProcess
+  output: () => string
   url: string
   basic: string
   bearer: string
@@ -37,7 +38,7 @@ let withNonces: Node
 async function startNode(prefix: string, extra: string[]): Promise<Node> {
   const dir = await mkdtemp(join(tmpdir(), 'mcp-auth-outage-'))
   dirs.push(dir)
-  const { child, url } = await startCli(['start', '--port', '0', '--data-dir', dir, '--redis', redis.url, '--redis-prefix', prefix, ...extra], {
+  const { child, url, output } = await startCli(['start', '--port', '0', '--data-dir', dir, '--redis', redis.url, '--redis-prefix', prefix, ...extra], {
     env: { MCP_AUTH_DEMO_PASSWORD: 'outage demo password' },
   })
   const registered = (await (
@@ -73,7 +74,7 @@ async function startNode(prefix: string, extra: string[]): Promise<Node> {
   // a first DPoP call teaches the key the resource's nonce (when it asks for one)
   const warm = await mcpPost(url, { dpop: { token: dpopToken, key } })
   key.observe(`${url}/mcp`, warm)
-  return { child, url, basic, bearer, dpopToken, key, interaction, jar, csrf, publicClient }
+  return { child, output, url, basic, bearer, dpopToken, key, interaction, jar, csrf, publicClient }
 }
 
 function authorizeUrl(url: string, clientId: string): string {
@@ -186,6 +187,7 @@ afterAll(async () => {
 describe('a start --redis node while Redis is down', () => {
   it('answers 503 with Retry-After on every path that needs storage, metadata without it, and serves again once Redis is back', async () => {
     await redis.stop()
+    const logged = [plain, withNonces].map((node) => node.output().length)
     const problems: string[] = []
     try {
       for (const node of [plain, withNonces]) {
@@ -195,6 +197,9 @@ describe('a start --redis node while Redis is down', () => {
         problems.push(...(await unavailable(await mcpPost(url, { bearer: node.bearer }), 'jsonrpc', 'mcp bearer')))
         problems.push(...(await unavailable(await mcpPost(url, { dpop }), 'jsonrpc', 'mcp dpop')))
         problems.push(...(await unavailable(await restPost(url, { dpop }), 'jsonrpc', 'rest dpop')))
+        // stateless JSON and the legacy SSE stream need no storage with a Bearer token: served as usual
+        expect((await restPost(url, { bearer: node.bearer })).status).toBe(200)
+        expect((await sseGet(url, { bearer: node.bearer })).status).toBe(200)
         problems.push(...(await unavailable(await sseGet(url, { dpop }), 'jsonrpc', 'sse dpop')))
         const tokenRequest = await fetch(`${url}/token`, {
           method: 'POST',
@@ -232,6 +237,8 @@ describe('a start --redis node while Redis is down', () => {
       await redis.start()
     }
     expect(problems).toEqual([])
+    // an outage is no fault of the code: no stack trace per request
+    for (const [i, node] of [plain, withNonces].entries()) expect(node.output().slice(logged[i])).not.toMatch(/^\s+at /m)
     for (const node of [plain, withNonces]) {
       const deadline = Date.now() + 10_000
       while ((await fetch(`${node.url}/healthz`)).status !== 200) {
