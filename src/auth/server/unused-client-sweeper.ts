@@ -190,13 +190,17 @@ export async function startUnusedClientSweeper(options: {
     const oldest = group === undefined ? undefined : groups.get(group)?.values().next().value
     if (oldest === undefined) return false
     remove(oldest.clientId)
-    void clients
+    const displaced = clients
       .destroy(oldest.clientId)
       .then(() => records.delete(PENDING, oldest.clientId))
       .then(() => announce({ used: oldest.clientId }))
-      .catch((error: unknown) => provider.emit('server_error', undefined, error))
+      .catch((error: unknown) => void provider.emit('server_error', undefined, error))
+      .finally(() => displacing.delete(displaced))
+    displacing.add(displaced)
     return true
   }
+  // displacements under way: stop() lets them finish (a client half-deleted would stay listed)
+  const displacing = new Set<Promise<void>>()
   const admit = (address: string, caps: RegistrationCaps): Admission => {
     const mine = held(address)
     if (mine >= caps.perGroup) return { refused: 'group', held: mine }
@@ -226,6 +230,7 @@ export async function startUnusedClientSweeper(options: {
     sweep,
     async stop() {
       clearInterval(timer)
+      await Promise.all(displacing)
       // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
       void unsubscribe?.().catch(() => undefined)
     },
