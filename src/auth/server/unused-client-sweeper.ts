@@ -4,16 +4,13 @@ import type { MessageBus } from '../../storage/message-bus.js'
 import type { OidcAdapter, RecordStore } from '../../storage/types.js'
 import type { Context } from 'koa'
 import { clientAddress } from './client-address.js'
+import { UnusedByGroup, type UnusedEntry } from './unused-by-group.js'
 
 const PENDING = 'unused-dynamic-clients'
 /** Bus channel: `{ added: Entry }` or `{ used: clientId }`, so every node counts the same registrations. */
 const CHANNEL = 'unused-clients'
 
-interface Entry {
-  clientId: string
-  createdAt: number
-  address: string
-}
+type Entry = UnusedEntry
 
 /**
  * Deletes dynamically registered clients that never complete an authorization or a token
@@ -27,7 +24,7 @@ export interface UnusedClients {
   /** Registrations not used yet (and registrations under way): from one address group (see clientAddress), or in all. */
   unused(address?: string): number
   /**
-   * Whether a registration from `address` may go ahead ({@link admitRegistration}): when it may,
+   * Whether a registration from `address` may go ahead (see registrationLimits): when it may,
    * its place is held until `release` (called once the registration is answered).
    */
   admit(address: string, caps: RegistrationCaps): Admission
@@ -67,48 +64,13 @@ export async function startUnusedClientSweeper(options: {
 }): Promise<UnusedClients> {
   const { provider, records, clients, ttlSeconds, bus } = options
   const now = options.now ?? Date.now
-  const pending = new Map<string, Entry>()
-  // each address group's unused registrations, oldest first, and the groups by how many they hold:
-  // the oldest registration of a group holding the most is found in O(1)
-  const groups = new Map<string, Map<string, Entry>>()
-  const byCount = new Map<number, Set<string>>()
-  let most = 0
-  const recount = (group: string, from: number, to: number): void => {
-    if (from > 0) {
-      const bucket = byCount.get(from)!
-      bucket.delete(group)
-      if (bucket.size === 0) byCount.delete(from)
-    }
-    if (to > 0) {
-      const bucket = byCount.get(to)
-      if (bucket === undefined) byCount.set(to, new Set([group]))
-      else bucket.add(group)
-    }
-    if (to > most) most = to
-    while (most > 0 && !byCount.has(most)) most--
-  }
-  const add = (entry: Entry): void => {
-    if (pending.has(entry.clientId)) return
-    pending.set(entry.clientId, entry)
-    let group = groups.get(entry.address)
-    if (group === undefined) groups.set(entry.address, (group = new Map()))
-    group.set(entry.clientId, entry)
-    recount(entry.address, group.size - 1, group.size)
-  }
-  const remove = (clientId: string): boolean => {
-    const entry = pending.get(clientId)
-    if (entry === undefined) return false
-    pending.delete(clientId)
-    const group = groups.get(entry.address)!
-    group.delete(clientId)
-    if (group.size === 0) groups.delete(entry.address)
-    recount(entry.address, group.size + 1, group.size)
-    return true
-  }
+  const pending = new UnusedByGroup()
+  const add = (entry: Entry): void => pending.add(entry)
+  const remove = (clientId: string): boolean => pending.remove(clientId)
   // registrations under way on this node, per group: counted at once, so a burst cannot overshoot a cap
   const underWay = new Map<string, number>()
   let allUnderWay = 0
-  const held = (address: string): number => (groups.get(address)?.size ?? 0) + (underWay.get(address) ?? 0)
+  const held = (address: string): number => pending.count(address) + (underWay.get(address) ?? 0)
   const stored = async (): Promise<Entry[]> =>
     (await records.list<Partial<Entry> & { clientId: string; createdAt: number }>(PENDING)).map((entry) => ({ ...entry, address: entry.address ?? '' }))
   const announce = (message: { added: Entry } | { used: string }): Promise<void> => bus?.publish(CHANNEL, JSON.stringify(message)) ?? Promise.resolve()
@@ -186,8 +148,7 @@ export async function startUnusedClientSweeper(options: {
    * bound holds and a group holding few gets in before one holding many.
    */
   const evictOne = (): boolean => {
-    const group = byCount.get(most)?.values().next().value
-    const oldest = group === undefined ? undefined : groups.get(group)?.values().next().value
+    const oldest = pending.oldestOfLargest()
     if (oldest === undefined) return false
     remove(oldest.clientId)
     const displaced = clients
@@ -205,7 +166,7 @@ export async function startUnusedClientSweeper(options: {
     const mine = held(address)
     if (mine >= caps.perGroup) return { refused: 'group', held: mine }
     // full: a group holding as many as the largest would only displace its own
-    if (pending.size + allUnderWay >= caps.total && (mine >= most || pending.size === 0)) return { refused: 'full', held: mine }
+    if (pending.size + allUnderWay >= caps.total && (mine >= pending.most || pending.size === 0)) return { refused: 'full', held: mine }
     underWay.set(address, (underWay.get(address) ?? 0) + 1)
     allUnderWay += 1
     let released = false
