@@ -129,6 +129,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     requireDpop: options.dpop?.required === true,
     dpop: await dpopOptions(options, dataDir, redis),
     middleware: [as.middleware],
+    // the authorization server's per-address limits read the client's address through this app
+    ...(options.trustProxy === true ? { trustProxy: true } : {}),
   })
   return {
     origin,
