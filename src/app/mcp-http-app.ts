@@ -82,7 +82,8 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
   const koaApp = (): Koa => {
     if (app !== undefined) return app
     const KoaApp = loadKoa()
-    app = new KoaApp({ proxy: options.trustProxy === true })
+    // the last X-Forwarded-For entry is the one the proxy wrote: one a client sent ahead of it counts for nothing
+    app = new KoaApp({ proxy: options.trustProxy === true, maxIpsCount: 1 })
     app.use(async function mcpTransports(ctx, next) {
       if (before?.(ctx.req, ctx.res, ctx.path) === true) {
         ctx.respond = false

@@ -44,4 +44,9 @@ describe('the main job behind a trusted proxy', () => {
     expect(await Promise.all(['192.0.2.1', '192.0.2.2', '192.0.2.3', '192.0.2.4'].map(register))).toEqual([201, 201, 201, 201])
     expect([await register('198.51.100.1'), await register('198.51.100.1'), await register('198.51.100.1')]).toEqual([201, 201, 429])
   })
+
+  it('counts the address the proxy appended, not one the client sent ahead of it', async () => {
+    const spoofed = await Promise.all(['10.9.0.1', '10.9.0.2', '10.9.0.3'].map((spoof) => register(`${spoof}, 198.51.100.2`)))
+    expect(spoofed.sort()).toEqual([201, 201, 429])
+  })
 })

@@ -310,7 +310,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   // Each request enters only the middleware meant for it (see scoped).
   const middleware = composeScoped(stack)
 
-  const app = new Koa({ proxy: options.trustProxy })
+  // the last X-Forwarded-For entry is the one the proxy wrote (it may append to what the client sent)
+  const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
   // the server's own app signs with the server's keys: its requests need no cookie swap
   app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)
