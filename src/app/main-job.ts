@@ -22,7 +22,10 @@ export interface MainJobOptions {
   resources?: readonly string[]
   /** The demo account's password when the account is created (default: a random one, returned once). */
   demoPassword?: string
-  /** The MCP server to protect (default: the demo server). */
+  /**
+   * The MCP server to protect (default: the demo server, its requestState key derived from the
+   * data key). Several nodes serving one origin need one `requestStateKey` for yours too.
+   */
   server?: McpServer
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
   onError?: (error: Error) => void
