@@ -28,7 +28,10 @@ export interface MainJobOptions {
    * with the required scopes only (never an admin scope), by the one node that creates it first.
    */
   demo?: boolean
-  /** The MCP server to protect (default: the demo server). */
+  /**
+   * The MCP server to protect (default: the demo server, its requestState key derived from the
+   * data key). Several nodes serving one origin need one `requestStateKey` for yours too.
+   */
   server?: McpServer
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
   onError?: (error: Error) => void
@@ -108,7 +111,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
 
   const { demoPassword, demo } = await demoAccount(as, options, redis !== undefined)
 
-  const server = options.server ?? createDemoServer()
+  // keyed from the data key: a round one node asked, any node of the deployment can answer
+  const server = options.server ?? createDemoServer({ requestStateKey: await requestStateKey(dataDir) })
   if (options.onError !== undefined) server.onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
@@ -130,6 +134,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     requireDpop: options.dpop?.required === true,
     dpop: await dpopOptions(options, dataDir, redis),
     middleware: [as.middleware],
+    // the authorization server's per-address limits read the client's address through this app
+    ...(options.trustProxy === true ? { trustProxy: true } : {}),
   })
   return {
     origin,
@@ -187,4 +193,10 @@ async function dpopOptions(options: MainJobOptions, dataDir: string, redis: Redi
     nonces = { secret: deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth resource DPoP nonces') }
   }
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
+}
+
+/** The demo server's MRTR `requestState` key, derived from the data key (HKDF, its own label) as the DPoP nonce key is. */
+async function requestStateKey(dataDir: string): Promise<Uint8Array> {
+  const { deriveSecret, loadServerSecrets } = await import('../auth/server/server-secrets.js')
+  return deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth MCP requestState')
 }

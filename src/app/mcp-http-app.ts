@@ -24,6 +24,11 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
   middleware?: readonly Middleware[]
   /** Endpoints served before the MCP routes (e.g. protected resource metadata); true when handled. */
   before?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean
+  /**
+   * The Koa app trusts X-Forwarded-* (Koa's `proxy`): behind a proxy that overwrites them, the
+   * middleware's per-address limits count each client's address, not the proxy's.
+   */
+  trustProxy?: boolean
 }
 
 /** One MCP transport entry point; `parsedBody` when a wrapper already read the body. */
@@ -77,7 +82,8 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
   const koaApp = (): Koa => {
     if (app !== undefined) return app
     const KoaApp = loadKoa()
-    app = new KoaApp()
+    // the last X-Forwarded-For entry is the one the proxy wrote: one a client sent ahead of it counts for nothing
+    app = new KoaApp({ proxy: options.trustProxy === true, maxIpsCount: 1 })
     app.use(async function mcpTransports(ctx, next) {
       if (before?.(ctx.req, ctx.res, ctx.path) === true) {
         ctx.respond = false

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { authorizeMcpRequest } from '../auth/resource/authorize-mcp-request.js'
 import type { BearerAuth } from '../auth/resource/bearer-auth.js'
+import { ErrorCode } from '../jsonrpc/index.js'
+import { HttpError } from '../net/http-error.js'
 import type { AuthInfo } from '../protocol/context.js'
 import { sendHttpError } from '../transports/http/send-http-error.js'
 
@@ -34,6 +36,14 @@ export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { 
     }
     if (verdict.kind === 'refused') {
       if (!req.complete) req.resume()
+      // unavailable, not refused: answered as the transports answer an outage (JSON-RPC, Retry-After)
+      if (verdict.status === 503) {
+        sendHttpError(
+          res,
+          new HttpError(503, `Service Unavailable: ${verdict.body['error_description'] ?? 'retry shortly'}`, { rpcCode: ErrorCode.ConnectionClosed, headers: verdict.headers }),
+        )
+        return
+      }
       res.writeHead(verdict.status, { ...verdict.headers, 'content-type': 'application/json' })
       res.end(JSON.stringify(verdict.body))
       return

@@ -77,7 +77,10 @@ export class PayloadTooLargeError extends OAuthError {
 
 /** 503 temporarily_unavailable: a dependency (e.g. an upstream provider) is down. */
 export class TemporarilyUnavailableError extends OAuthError {
-  constructor(description: string, options?: ErrorOptions) {
+  /** Said to the client: what is away and when to come back, never an internal detail. */
+  override readonly expose = true
+
+  constructor(description: string, options?: ErrorOptions & { headers?: Record<string, string> }) {
     super('temporarily_unavailable', 503, description, options)
   }
 }

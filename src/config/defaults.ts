@@ -355,12 +355,22 @@ export const defaults = {
       /** Most entries of a list in client metadata (redirect_uris, contacts, grant_types, jwks keys…). */
       maxMetadataList: 10,
       /**
-       * Registrations not used yet (no authorization or token request) one client address may
-       * hold at once, and all addresses together: the store cannot be grown without bound by open
-       * registration. Unused ones still expire after `unusedClientTtlSeconds`.
+       * Registrations not used yet (no authorization or token request) one address group (an IPv4
+       * address, an IPv6 /64) may hold at once, and all groups together: the store cannot be grown
+       * without bound by open registration. A client registers once and uses it at once, so 20 is
+       * room for a busy NAT while 250 groups are needed to fill the store; when it is full, a group
+       * holding the most is refused and others displace its oldest (see registrationLimits).
+       * Unused ones still expire after `unusedClientTtlSeconds`.
        */
-      maxUnusedPerAddress: 50,
+      maxUnusedPerAddress: 20,
       maxUnused: 5_000,
+      /**
+       * Retry-After (s) of a registration refused for those caps: they free up as registrations
+       * are used, deleted or swept, which is not soon for a group that hoards them.
+       */
+      refusedRetryAfterSeconds: 3600,
+      /** Refused registrations are summed up in the log once per this window (ms), not logged one by one. */
+      refusalSummaryMs: 60_000,
       /**
        * With several nodes (Redis): clients each node remembers having seen used. The first use
        * of a client a node sees takes it off the unused list in storage, in case that node missed

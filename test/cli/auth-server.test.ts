@@ -125,8 +125,11 @@ describe('mcp-auth auth-server restarts', () => {
     const dir = await dataDir()
     const port = await freePort()
     const { writeFile } = await import('node:fs/promises')
-    // The burst must not be cut short by the registration rate limit.
-    await writeFile(join(dir, 'burst.json'), JSON.stringify({ rateLimits: { registrationPerAddress: 1_000_000 } }))
+    // The burst must not be cut short by the registration rate limit, nor by the unused-registration caps.
+    await writeFile(
+      join(dir, 'burst.json'),
+      JSON.stringify({ rateLimits: { registrationPerAddress: 1_000_000 }, registration: { maxUnusedPerAddress: 1_000_000, maxUnused: 1_000_000 } }),
+    )
     const { child, url } = await startServer(dir, port, ['--config', join(dir, 'burst.json')])
     const acknowledged: string[] = []
     let stop = false

@@ -1,6 +1,7 @@
 import { defaults } from '../../config/defaults.js'
 import type { AuthInfo } from '../../protocol/context.js'
-import { InsufficientScopeError, InvalidDpopProofError, InvalidRequestError, InvalidTokenError, OAuthError, UseDpopNonceError } from '../errors.js'
+import { isStorageUnavailable } from '../../storage/errors.js'
+import { InsufficientScopeError, InvalidDpopProofError, InvalidRequestError, InvalidTokenError, OAuthError, TemporarilyUnavailableError, UseDpopNonceError } from '../errors.js'
 import { DpopNonces, type DpopNoncesOptions } from './dpop-nonces.js'
 import { verifyDpopProof } from './dpop-proof.js'
 import { MemoryDpopReplayCache, type DpopReplayCache } from './dpop-replay-cache.js'
@@ -196,7 +197,8 @@ export class BearerAuth {
 
   /** The HTTP answer for an error thrown by {@link authenticate} or {@link checkToolCalls}. */
   errorResponse(error: unknown): BearerErrorResponse {
-    const oauth = error instanceof OAuthError ? error : new OAuthError('server_error', 500, 'internal error', { cause: error })
+    const oauth =
+      error instanceof OAuthError ? error : isStorageUnavailable(error) ? storageUnavailable(error) : new OAuthError('server_error', 500, 'internal error', { cause: error })
     const resource_metadata = this.#options.resourceMetadataUrl
     const headers: Record<string, string> = { 'cache-control': 'no-store', ...oauth.headers }
     const dpop = this.#dpop
@@ -217,6 +219,19 @@ export class BearerAuth {
     }
     return { status: oauth.status, headers, body: oauth.toJSON() }
   }
+}
+
+/**
+ * 503 with Retry-After for a check that needed the shared store (the DPoP replay cache in Redis)
+ * while it cannot be reached: nothing was remembered, so the client may send the same request
+ * again with a new proof.
+ */
+function storageUnavailable(cause: unknown): OAuthError {
+  const retryAfter = defaults.streamableHttp.storageRetryAfterSeconds
+  return new TemporarilyUnavailableError(`the DPoP proof cannot be checked while storage is unreachable; retry in ${retryAfter} s with a new proof`, {
+    cause,
+    headers: { 'retry-after': String(retryAfter) },
+  })
 }
 
 /** The thumbprint a token is bound to (`cnf.jkt`, RFC 9449 §6), from its claims or introspection. */

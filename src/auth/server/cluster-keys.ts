@@ -2,6 +2,7 @@ import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import type { RecordStore } from '../../storage/types.js'
+import { WHAT_SECRETS_PROTECT } from './refuse-lost-secrets.js'
 import { loadServerSecrets, secretsDigest } from './server-secrets.js'
 import { loadSigningKeys, rotateSigningKeys, storedSigningKeysFingerprint } from './signing-keys.js'
 
@@ -42,13 +43,22 @@ export async function checkClusterKeys(records: RecordStore, mine: KeyFingerprin
   if (recorded.secrets !== mine.secrets) files.push(join(dataDir, defaults.authServer.keys.secretsFile))
   if (files.length === 0) return
   const since = typeof recorded.recordedAt === 'number' ? ` (recorded ${new Date(recorded.recordedAt).toISOString()})` : ''
+  // a node whose secrets.json was created (and removed again) by this start: say what the file protects
+  const secretsPath = join(dataDir, defaults.authServer.keys.secretsFile)
+  const missing = files.includes(secretsPath) && !(await exists(secretsPath)) ? ` ${secretsPath} is missing. ${WHAT_SECRETS_PROTECT}` : ''
   throw new Error(
     `${files.join(' and ')} ${files.length === 1 ? 'differs' : 'differ'} from the keys the other nodes of this deployment use${since}. ` +
       `Every node needs the same ${defaults.authServer.keys.jwksFile} and ${defaults.authServer.keys.secretsFile}: ` +
       `copy them from a running node's data directory into ${dataDir} (or share one directory), then start again. ` +
-      `After 'mcp-auth keys rotate --redis URL', every node needs the new ${defaults.authServer.keys.jwksFile}.`,
+      `After 'mcp-auth keys rotate --redis URL', every node needs the new ${defaults.authServer.keys.jwksFile}.${missing}`,
   )
 }
+
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  )
 
 /**
  * `mcp-auth keys rotate` for a deployment: checks that this data directory holds the deployment's

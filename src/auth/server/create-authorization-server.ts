@@ -33,6 +33,7 @@ import { bindClientSecretMethod } from './client-auth-method.js'
 import { refuseFutureAssertions } from './future-assertions.js'
 import { issuerHost } from './issuer-host.js'
 import { oauthErrors } from './oauth-errors.js'
+import { retryAfterOn503 } from './retry-after-on-503.js'
 import { registeredScopeCapsClientCredentialsOnly } from './registered-scope-policy.js'
 import { ScopePolicy } from './scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
@@ -140,7 +141,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
 async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose: (closer: () => Promise<void>) => void): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
-    loadServerSecrets(options.dataDir),
+    loadServerSecrets(options.dataDir, opened),
     loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined }),
   ])
   if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
@@ -233,6 +234,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
 
   const cookies = providerCookies(secrets.cookieKeys)
   const stack: Middleware[] = [
+    retryAfterOn503(),
     oauthErrors(),
     issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
     cookies.enter,
@@ -243,8 +245,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       path: `${mountPath}${routes.registration}`,
       maxBodyBytes: defaults.authServer.registration.maxBodyBytes,
       unused: sweeper,
-      maxUnusedPerAddress: defaults.authServer.registration.maxUnusedPerAddress,
-      maxUnused: defaults.authServer.registration.maxUnused,
+      maxUnusedPerAddress: options.registration.maxUnusedPerAddress,
+      maxUnused: options.registration.maxUnused,
     }),
     defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
   ]
@@ -323,7 +325,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   // Each request enters only the middleware meant for it (see scoped).
   const middleware = composeScoped(stack)
 
-  const app = new Koa({ proxy: options.trustProxy })
+  // the last X-Forwarded-For entry is the one the proxy wrote (it may append to what the client sent)
+  const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
   // the server's own app signs with the server's keys: its requests need no cookie swap
   app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)

@@ -13,8 +13,7 @@ import { OAuthError, TemporarilyUnavailableError } from '../errors.js'
 export function oauthErrors(): Middleware {
   return function oauthErrors(ctx: Context, next: Next): Promise<void> {
     return next().catch((caught: unknown) => {
-      const error =
-        isStorageUnavailable(caught) && !(caught instanceof OAuthError) ? new TemporarilyUnavailableError('storage is unavailable, retry later', { cause: caught }) : caught
+      const error = isStorageUnavailable(caught) && !(caught instanceof OAuthError) ? new TemporarilyUnavailableError(UNAVAILABLE, { cause: caught }) : caught
       if (!(error instanceof OAuthError)) throw error
       ctx.status = error.status
       if (error.status === 503) ctx.set('retry-after', String(defaults.authServer.unavailableRetryAfterSeconds))
@@ -25,3 +24,5 @@ export function oauthErrors(): Middleware {
     })
   }
 }
+
+const UNAVAILABLE = `the authorization server cannot reach its storage; retry in ${defaults.authServer.unavailableRetryAfterSeconds} s`

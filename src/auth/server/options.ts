@@ -67,6 +67,13 @@ export const authorizationServerOptionsSchema = z.strictObject({
       /** When set, POST /register needs `Authorization: Bearer <this>`. */
       initialAccessToken: z.string().min(16, 'initialAccessToken needs at least 16 characters').optional(),
       unusedClientTtlSeconds: seconds.optional(),
+      /** Unused registrations one address group may hold (default in config/defaults.ts). */
+      maxUnusedPerAddress: z.number().int().min(1).optional(),
+      /** Unused registrations all groups together may hold; at least maxUnusedPerAddress. */
+      maxUnused: z.number().int().min(1).optional(),
+    })
+    .refine((r) => (r.maxUnused ?? defaults.authServer.registration.maxUnused) >= (r.maxUnusedPerAddress ?? defaults.authServer.registration.maxUnusedPerAddress), {
+      message: 'registration.maxUnused must be at least registration.maxUnusedPerAddress',
     })
     .optional(),
   clientIdMetadataDocuments: z.strictObject({ enabled: z.boolean().optional(), allowPrivateAddresses: z.boolean().optional() }).optional(),
@@ -254,7 +261,7 @@ export interface ResolvedOptions {
   resources: ResolvedResource[]
   clientCredentials: { openRegistrationScopes: string[] }
   clients: Array<Record<string, unknown> & { client_id: string }>
-  registration: { enabled: boolean; initialAccessToken?: string; unusedClientTtlSeconds: number }
+  registration: { enabled: boolean; initialAccessToken?: string; unusedClientTtlSeconds: number; maxUnusedPerAddress: number; maxUnused: number }
   clientIdMetadataDocuments: { enabled: boolean; allowPrivateAddresses: boolean }
   ttl: { -readonly [K in keyof typeof defaults.authServer.ttl]: number }
   refreshTokens: { reuseGraceSeconds: number }
@@ -313,6 +320,8 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
       enabled: value.registration?.enabled ?? a.registration.enabled,
       ...(value.registration?.initialAccessToken !== undefined ? { initialAccessToken: value.registration.initialAccessToken } : {}),
       unusedClientTtlSeconds: value.registration?.unusedClientTtlSeconds ?? a.registration.unusedClientTtlSeconds,
+      maxUnusedPerAddress: value.registration?.maxUnusedPerAddress ?? a.registration.maxUnusedPerAddress,
+      maxUnused: value.registration?.maxUnused ?? a.registration.maxUnused,
     },
     clientIdMetadataDocuments: {
       enabled: value.clientIdMetadataDocuments?.enabled ?? a.clientIdMetadataDocuments.enabled,

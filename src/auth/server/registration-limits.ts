@@ -1,49 +1,80 @@
 import type { Context, Middleware, Next } from 'koa'
+import { defaults } from '../../config/defaults.js'
 import { OAuthError, PayloadTooLargeError } from '../errors.js'
 import { clientAddress } from './client-address.js'
 import { readReplayableBody } from './replayable-body.js'
-import type { UnusedClients } from './unused-client-sweeper.js'
+import { RefusalSummary } from './refusal-summary.js'
+import type { Admission, RegistrationCaps, UnusedClients } from './unused-client-sweeper.js'
 import { scoped } from './scoped-middleware.js'
 
 /**
  * Open registration must not be a way to fill the store: a registration body over `maxBodyBytes`
  * is 413 (by its Content-Length; a chunked one is read and replayed to oidc-provider, which would
- * say "failed to parse" instead), and a new registration is refused while its address — or
- * everyone together — already holds as many registrations nobody has used yet as allowed (counted
- * by the unused-client sweeper; with several nodes, every node's registrations, see
- * UnusedClients). Client metadata itself is bounded by the registration validator
- * (`boundedMetadata`).
+ * say "failed to parse" instead), and a new registration is refused (429 slow_down, Retry-After)
+ * while its address group already holds `maxUnusedPerAddress` registrations nobody has used yet,
+ * counting those under way (a burst cannot overshoot). All groups together hold at most
+ * `maxUnused`: when full, a group holding as many as any other is refused, and any other's
+ * registration displaces the oldest unused one of a group holding the most (see
+ * UnusedClients.admit), so filling the store from ever new groups (IPv6 /64s are cheap) never
+ * shuts out a group that holds none. Counted by the unused-client sweeper (with several nodes,
+ * every node's registrations). Refusals are a client's doing: counted and summed up in the log,
+ * one line per minute, never a stack each. Client metadata itself is bounded by the registration
+ * validator (`boundedMetadata`).
  */
 export function registrationLimits(options: { path: string; maxBodyBytes: number; unused: UnusedClients; maxUnusedPerAddress: number; maxUnused: number }): Middleware {
   const { path } = options
   const under = `${path}/`
   const creates = (requested: string, method: string): boolean => method === 'POST' && requested === path
   const updates = (requested: string, method: string): boolean => method === 'PUT' && requested.startsWith(under)
+  const caps: RegistrationCaps = { perGroup: options.maxUnusedPerAddress, total: options.maxUnused }
+  const r = defaults.authServer.registration
+  let app: Context['app'] | undefined
+  const refusals = new RefusalSummary('registrations', r.refusalSummaryMs, (line) => app?.emit('error', line))
   return scoped(
     (requested, method) => creates(requested, method) || updates(requested, method),
     async function registrationLimits(ctx: Context, next: Next): Promise<void> {
+      let admission: Admission | undefined
       if (creates(ctx.path, ctx.method)) {
-        if (options.unused.unused(clientAddress(ctx)) >= options.maxUnusedPerAddress) {
-          throw new OAuthError('slow_down', 429, 'this address holds too many registrations that were never used; use or delete them first', { headers: { 'retry-after': '3600' } })
-        }
-        if (options.unused.unused() >= options.maxUnused) {
-          throw new OAuthError('temporarily_unavailable', 503, 'too many registrations are waiting to be used; try again later', { headers: { 'retry-after': '3600' } })
-        }
+        admission = options.unused.admit(clientAddress(ctx), caps)
+        if (admission.refused !== false) throw refused(ctx, admission.refused, admission.held)
       }
-      const tooLarge = (): PayloadTooLargeError => new PayloadTooLargeError(`the registration is larger than ${options.maxBodyBytes} bytes`)
-      const declared = ctx.req.headers['content-length']
-      if (declared !== undefined && ctx.req.headers['transfer-encoding'] === undefined) {
-        // HTTP framing makes the body exactly that long, and oidc-provider checks it reads that
-        // much: the header is the size, and the request goes on unread (no copy, no stand-in)
-        if (Number(declared) > options.maxBodyBytes) throw tooLarge()
-        return next()
+      try {
+        await limitBody(ctx, next, options.maxBodyBytes)
+      } finally {
+        if (admission?.refused === false) admission.release()
       }
-      const read = await readReplayableBody(ctx.req, options.maxBodyBytes)
-      if (read === undefined) throw tooLarge()
-      ctx.req = read.req
-      await next()
     },
   )
+
+  function refused(ctx: Context, why: 'group' | 'full', held: number): OAuthError {
+    app = ctx.app
+    const group = clientAddress(ctx)
+    refusals.count(why === 'group' ? 'from address groups at their cap' : 'while full, from groups holding the most', () =>
+      why === 'group'
+        ? `registration refused: address group ${group} holds ${held} unused registrations, its cap`
+        : `registration refused: the server holds ${caps.total} unused registrations, its cap, and address group ${group} holds as many as any (${held})`,
+    )
+    const description =
+      why === 'group'
+        ? `this address group holds ${held} registrations that were never used, as many as one may: use or delete them first`
+        : `the server holds as many unused registrations as it keeps, and this address group holds as many of them as any (${held}): use or delete them first`
+    return new OAuthError('slow_down', 429, description, { headers: { 'retry-after': String(r.refusedRetryAfterSeconds) } })
+  }
+}
+
+async function limitBody(ctx: Context, next: Next, maxBodyBytes: number): Promise<void> {
+  const tooLarge = (): PayloadTooLargeError => new PayloadTooLargeError(`the registration is larger than ${maxBodyBytes} bytes`)
+  const declared = ctx.req.headers['content-length']
+  if (declared !== undefined && ctx.req.headers['transfer-encoding'] === undefined) {
+    // HTTP framing makes the body exactly that long, and oidc-provider checks it reads that
+    // much: the header is the size, and the request goes on unread (no copy, no stand-in)
+    if (Number(declared) > maxBodyBytes) throw tooLarge()
+    return next()
+  }
+  const read = await readReplayableBody(ctx.req, maxBodyBytes)
+  if (read === undefined) throw tooLarge()
+  ctx.req = read.req
+  await next()
 }
 
 /**

@@ -2,6 +2,8 @@ import { join } from 'node:path'
 import { createHash, hkdfSync, randomBytes } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
 import { createPrivateFile, readJsonFile } from '../../storage/private-file.js'
+import type { OpenedStorage } from './open-storage.js'
+import { refuseLostSecrets } from './refuse-lost-secrets.js'
 
 /** Secrets the authorization server generates on first start and keeps in the data directory. */
 export interface ServerSecrets {
@@ -22,13 +24,18 @@ const KEY = /^[A-Za-z0-9_-]{43}$/
  * make every sealed client secret unreadable (500 for each confidential client) and new cookie
  * keys would sign everyone out — silently. Nodes starting at once on one empty shared directory
  * end with the same secrets: the first to create the file wins, the others read it.
+ * Given the server's `store`, a missing file is not created over data sealed with the lost one
+ * ({@link refuseLostSecrets}): the start is refused, naming the file.
  */
-export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets> {
+export async function loadServerSecrets(dataDir: string, store?: OpenedStorage): Promise<ServerSecrets> {
   const path = join(dataDir, defaults.authServer.keys.secretsFile)
   let stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
   if (stored === undefined) {
     const secrets: ServerSecrets = { cookieKeys: [fresh()], dataKey: fresh(), csrfKey: fresh() }
-    if (await createPrivateFile(path, JSON.stringify(secrets, null, 2))) return secrets
+    if (await createPrivateFile(path, JSON.stringify(secrets, null, 2))) {
+      if (store !== undefined) await refuseLostSecrets(store, dataDir, secretsDigest(secrets), true)
+      return secrets
+    }
     stored = await readJsonFile<Partial<ServerSecrets> | null>(path)
   }
   const problems: string[] = []
@@ -45,7 +52,9 @@ export async function loadServerSecrets(dataDir: string): Promise<ServerSecrets>
     )
   }
   const secrets = stored as ServerSecrets
-  return { cookieKeys: secrets.cookieKeys, dataKey: secrets.dataKey, csrfKey: secrets.csrfKey }
+  const loaded = { cookieKeys: secrets.cookieKeys, dataKey: secrets.dataKey, csrfKey: secrets.csrfKey }
+  if (store !== undefined) await refuseLostSecrets(store, dataDir, secretsDigest(loaded), false)
+  return loaded
 }
 
 /**

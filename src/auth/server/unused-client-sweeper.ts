@@ -4,16 +4,13 @@ import type { MessageBus } from '../../storage/message-bus.js'
 import type { OidcAdapter, RecordStore } from '../../storage/types.js'
 import type { Context } from 'koa'
 import { clientAddress } from './client-address.js'
+import { UnusedByGroup, type UnusedEntry } from './unused-by-group.js'
 
 const PENDING = 'unused-dynamic-clients'
 /** Bus channel: `{ added: Entry }` or `{ used: clientId }`, so every node counts the same registrations. */
 const CHANNEL = 'unused-clients'
 
-interface Entry {
-  clientId: string
-  createdAt: number
-  address: string
-}
+type Entry = UnusedEntry
 
 /**
  * Deletes dynamically registered clients that never complete an authorization or a token
@@ -24,9 +21,26 @@ interface Entry {
 export interface UnusedClients {
   sweep(): Promise<number>
   stop(): Promise<void>
-  /** Registrations not used yet: from one address group (see clientAddress), or in all. */
+  /** Registrations not used yet (and registrations under way): from one address group (see clientAddress), or in all. */
   unused(address?: string): number
+  /**
+   * Whether a registration from `address` may go ahead (see registrationLimits): when it may,
+   * its place is held until `release` (called once the registration is answered).
+   */
+  admit(address: string, caps: RegistrationCaps): Admission
 }
+
+/** How many unused registrations one address group, and all together, may hold. */
+export interface RegistrationCaps {
+  perGroup: number
+  total: number
+}
+
+/**
+ * `group`: the address group holds `perGroup` unused registrations already. `full`: the server
+ * holds `total`, and this group holds as many as any other (it would only displace its own).
+ */
+export type Admission = { refused: false; release(): void } | { refused: 'group' | 'full'; held: number }
 
 /**
  * Starts the sweeper. The list of unused registrations is persisted (the sweep and a restart
@@ -50,22 +64,13 @@ export async function startUnusedClientSweeper(options: {
 }): Promise<UnusedClients> {
   const { provider, records, clients, ttlSeconds, bus } = options
   const now = options.now ?? Date.now
-  const pending = new Map<string, Entry>()
-  const perAddress = new Map<string, number>()
-  const add = (entry: Entry): void => {
-    if (pending.has(entry.clientId)) return
-    pending.set(entry.clientId, entry)
-    perAddress.set(entry.address, (perAddress.get(entry.address) ?? 0) + 1)
-  }
-  const remove = (clientId: string): boolean => {
-    const entry = pending.get(clientId)
-    if (entry === undefined) return false
-    pending.delete(clientId)
-    const left = (perAddress.get(entry.address) ?? 1) - 1
-    if (left <= 0) perAddress.delete(entry.address)
-    else perAddress.set(entry.address, left)
-    return true
-  }
+  const pending = new UnusedByGroup()
+  const add = (entry: Entry): void => pending.add(entry)
+  const remove = (clientId: string): boolean => pending.remove(clientId)
+  // registrations under way on this node, per group: counted at once, so a burst cannot overshoot a cap
+  const underWay = new Map<string, number>()
+  let allUnderWay = 0
+  const held = (address: string): number => pending.count(address) + (underWay.get(address) ?? 0)
   const stored = async (): Promise<Entry[]> =>
     (await records.list<Partial<Entry> & { clientId: string; createdAt: number }>(PENDING)).map((entry) => ({ ...entry, address: entry.address ?? '' }))
   const announce = (message: { added: Entry } | { used: string }): Promise<void> => bus?.publish(CHANNEL, JSON.stringify(message)) ?? Promise.resolve()
@@ -137,15 +142,60 @@ export async function startUnusedClientSweeper(options: {
     for (const entry of [...pending.values()]) if (!kept.has(entry.clientId) && entry.createdAt < listedAt) remove(entry.clientId)
     return removed
   }
+  /**
+   * Room for a registration while the server holds all it keeps: the oldest unused registration
+   * of a group holding the most goes (its client is deleted, as the sweep would in time), so the
+   * bound holds and a group holding few gets in before one holding many.
+   */
+  const evictOne = (): boolean => {
+    const oldest = pending.oldestOfLargest()
+    if (oldest === undefined) return false
+    remove(oldest.clientId)
+    const displaced = clients
+      .destroy(oldest.clientId)
+      .then(() => records.delete(PENDING, oldest.clientId))
+      .then(() => announce({ used: oldest.clientId }))
+      .catch((error: unknown) => void provider.emit('server_error', undefined, error))
+      .finally(() => displacing.delete(displaced))
+    displacing.add(displaced)
+    return true
+  }
+  // displacements under way: stop() lets them finish (a client half-deleted would stay listed)
+  const displacing = new Set<Promise<void>>()
+  const admit = (address: string, caps: RegistrationCaps): Admission => {
+    const mine = held(address)
+    if (mine >= caps.perGroup) return { refused: 'group', held: mine }
+    // full: a group holding as many as the largest would only displace its own
+    if (pending.size + allUnderWay >= caps.total && (mine >= pending.most || pending.size === 0)) return { refused: 'full', held: mine }
+    underWay.set(address, (underWay.get(address) ?? 0) + 1)
+    allUnderWay += 1
+    let released = false
+    return {
+      refused: false,
+      release() {
+        if (released) return
+        released = true
+        allUnderWay -= 1
+        const left = (underWay.get(address) ?? 1) - 1
+        if (left <= 0) underWay.delete(address)
+        else underWay.set(address, left)
+        // a registration made while full displaces one (not before it succeeded: a refused one displaces none)
+        while (pending.size > caps.total) if (!evictOne()) break
+      },
+    }
+  }
+
   const timer = setInterval(() => void sweep().catch(() => undefined), options.intervalMs)
   timer.unref()
   return {
     sweep,
     async stop() {
       clearInterval(timer)
+      await Promise.all(displacing)
       // The listener is dropped at once; Redis hears UNSUBSCRIBE when it can (not waited for: it may be down).
       void unsubscribe?.().catch(() => undefined)
     },
-    unused: (address) => (address === undefined ? pending.size : (perAddress.get(address) ?? 0)),
+    unused: (address) => (address === undefined ? pending.size + allUnderWay : held(address)),
+    admit,
   }
 }

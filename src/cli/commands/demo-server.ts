@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createMcpHttpApp, type McpHttpAppOptions } from '../../app/mcp-http-app.js'
 import { createProtectedMcpApp } from '../../app/protected-mcp-app.js'
 import { discoverAuthorizationServer } from '../../auth/resource/discover-authorization-server.js'
@@ -58,9 +59,8 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     ...drainOptions,
   },
   async run(values) {
-    const server = createDemoServer()
-    server.onerror = (error) => process.stderr.write(`mcp-auth demo-server: ${error.message}\n`)
-    if (values.stdio === true) return serveStdio(server)
+    const onerror = (error: Error): void => void process.stderr.write(`mcp-auth demo-server: ${error.message}\n`)
+    if (values.stdio === true) return serveStdio(Object.assign(createDemoServer(), { onerror }))
 
     const host = (values.host as string | undefined) ?? defaults.cli.host
     const port = parsePort(values.port, defaults.cli.port)
@@ -70,6 +70,9 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     const drain = { delayMs: drainDelayMs(values) }
     if (choice !== undefined && values.stateless === true) throw new UsageError('--stateless keeps no sessions: --redis has nothing to share')
     const redis = choice === undefined ? undefined : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(choice)
+    // processes on one Redis share the requestState key: an input round one asked, any answers
+    const server = createDemoServer(redis === undefined ? {} : { requestStateKey: await sharedRequestStateKey(redis) })
+    server.onerror = onerror
     const shared = redis === undefined ? undefined : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
     // list changes and resource updates raised on one process reach the streams every process holds
     if (shared !== undefined) await server.shareNotifications(shared.bus)
@@ -99,6 +102,23 @@ Health: GET /healthz (200, or 503 when Redis is unreachable or the process is dr
     await closeOnSignal([listener], () => closeAll(http, redis), drain)
     return 0
   },
+}
+
+/**
+ * The MRTR requestState key of the processes sharing `redis`: the first to start draws it (SET NX),
+ * the others read it. Whoever can read Redis could forge a requestState, but could take over its
+ * sessions too: the key is no weaker than what it sits beside.
+ */
+async function sharedRequestStateKey(redis: RedisConnection): Promise<Uint8Array> {
+  const name = redis.key('mcp', 'request-state-key')
+  const drawn = randomBytes(32).toString('base64url')
+  const stored = await redis.run(async (client) => {
+    await client.set(name, drawn, 'NX')
+    return client.get(name)
+  })
+  const key = Buffer.from(stored ?? '', 'base64url')
+  if (key.byteLength !== 32) throw new Error(`${name} in Redis is not a 32-byte key: delete it and start again`)
+  return key
 }
 
 /** Health for a load balancer: Redis answers, when there is one. */

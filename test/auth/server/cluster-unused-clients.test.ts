@@ -80,4 +80,34 @@ describe('unused registrations on two nodes', () => {
       await Promise.all([one.stop(), two.stop()])
     }
   })
+
+  // Issue 27, item 12: the global bound holds across nodes; what one node displaces, every node forgets
+  it('holds the global bound across both nodes when every registration comes from a new address group, displacing the hoarder first', async () => {
+    const options = { dataDir, redis: { url: redis.url, prefix: 'flood:' }, trustProxy: true, registration: { maxUnusedPerAddress: 3, maxUnused: 6 } }
+    const nodes = [await startAuthServer(options), await startAuthServer(options)]
+    const from = async (node: RunningAuthServer, address: string): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const response = await fetch(`${node.origin}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none' }),
+      })
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    }
+    const pending = async (): Promise<number> => (await nodes[0]!.as.storage.records.list('unused-dynamic-clients')).length
+    try {
+      const hoarded: unknown[] = []
+      for (let i = 0; i < 3; i++) hoarded.push((await from(nodes[0]!, '203.0.113.9')).body['client_id'])
+      for (let n = 1; n <= 12; n++) {
+        expect((await from(nodes[n % 2]!, `2001:db8:${n}:1::1`)).status).toBe(201)
+        // each node hears the other's registrations before the next (pub/sub is not instant)
+        await expect.poll(pending, { timeout: 2_000, interval: 20 }).toBeLessThanOrEqual(6)
+      }
+      await expect.poll(pending, { timeout: 2_000, interval: 20 }).toBe(6)
+      for (const clientId of hoarded) expect(await nodes[1]!.as.storage.adapter('Client').find(String(clientId))).toBeUndefined()
+      // a flood group holds as many as any: refused on the node it did not register on, too
+      await expect.poll(async () => (await from(nodes[1]!, '2001:db8:c:1::2')).status, { timeout: 2_000, interval: 50 }).toBe(429)
+    } finally {
+      await Promise.all(nodes.map((node) => node.stop()))
+    }
+  })
 })

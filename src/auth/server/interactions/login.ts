@@ -2,6 +2,7 @@ import type { Context } from 'koa'
 import type { InteractionResults } from 'oidc-provider'
 import { defaults } from '../../../config/defaults.js'
 import { isStorageUnavailable } from '../../../storage/errors.js'
+import { TemporarilyUnavailableError } from '../../errors.js'
 import type { Account } from '../account-store.js'
 import { clientAddress } from '../client-address.js'
 import { usernameKey } from '../username-key.js'
@@ -27,7 +28,8 @@ export async function loginStep(ctx: Context, step: StepContext, form: URLSearch
     const retryAfter = defaults.authServer.unavailableRetryAfterSeconds
     ctx.set('retry-after', String(retryAfter))
     page(ctx, 503, 'error', 'Sign-in unavailable', { error: 'temporarily_unavailable', description: `Sign-in is unavailable for a moment. Try again in ${retryAfter} s.` })
-    ctx.app.emit('error', error, ctx)
+    // an outage, not a fault of this request: one line where errors are logged, no stack
+    ctx.app.emit('error', new TemporarilyUnavailableError('sign-in: storage is unreachable', { cause: error }), ctx)
     return
   }
   if (!('account' in outcome)) {
