@@ -180,7 +180,8 @@ export class BearerAuth {
       if (typeof message !== 'object' || message === null) continue
       const { method, params } = message as { method?: unknown; params?: { name?: unknown } }
       if (method !== 'tools/call' || typeof params?.name !== 'string') continue
-      const needed = toolScopes[params.name]
+      // own members only: a tool named "constructor" or "toString" needs no scope it was not given
+      const needed = Object.hasOwn(toolScopes, params.name) ? toolScopes[params.name] : undefined
       if (needed !== undefined) this.requireScopes(info, needed, `the tool ${params.name}`)
     }
   }

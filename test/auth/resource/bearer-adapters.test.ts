@@ -113,6 +113,14 @@ for (const [name, adapter] of Object.entries(adapters)) {
       expect(await wide.json()).toEqual({ subject: 'alice', scopes: ['mcp', 'mcp:admin'], body: adminCall })
     })
 
+    it('lets a call of a tool named after a member of every object (constructor, __proto__, toString) through to the server, no 500', async () => {
+      for (const name of ['constructor', '__proto__', 'toString']) {
+        const call = { ...adminCall, params: { name, arguments: {} } }
+        const response = await post({ authorization: `Bearer ${await token('mcp')}` }, call)
+        expect(response.status, name).toBe(200)
+      }
+    })
+
     it('answers 413 for a body over the limit before any tool scope is checked', async () => {
       const response = await post({ authorization: `Bearer ${await token('mcp')}` }, JSON.stringify({ ...adminCall, padding: 'x'.repeat(MAX_BODY) }))
       expect(response.status).toBe(413)
