@@ -112,7 +112,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const { demoPassword, demo } = await demoAccount(as, options, redis !== undefined)
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
-  const server = options.server ?? createDemoServer({ requestStateKey: await requestStateKey(dataDir) })
+  const server = options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
   if (options.onError !== undefined) server.onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
@@ -132,7 +132,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     // Same process as the authorization server: a revoked grant's JWTs are refused at once.
     checkRevocation: (_token, info) => as.isRevoked(info.claims),
     requireDpop: options.dpop?.required === true,
-    dpop: await dpopOptions(options, dataDir, redis),
+    dpop: await dpopOptions(options, as, redis),
     middleware: [as.middleware],
     // the authorization server's per-address limits read the client's address through this app
     ...(options.trustProxy === true ? { trustProxy: true } : {}),
@@ -185,18 +185,8 @@ async function demoAccount(as: AuthorizationServer, options: MainJobOptions, sha
  * replayed to another node is refused too), nonces keyed from the server's data key (HKDF, its own
  * label) so every node accepts the nonce any node gave.
  */
-async function dpopOptions(options: MainJobOptions, dataDir: string, redis: RedisConnection | undefined): Promise<DpopOptions> {
+async function dpopOptions(options: MainJobOptions, as: AuthorizationServer, redis: RedisConnection | undefined): Promise<DpopOptions> {
   const replayCache = redis === undefined ? undefined : new (await import('../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis)
-  let nonces: DpopOptions['nonces']
-  if (options.dpop?.nonces === true) {
-    const { deriveSecret, loadServerSecrets } = await import('../auth/server/server-secrets.js')
-    nonces = { secret: deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth resource DPoP nonces') }
-  }
+  const nonces: DpopOptions['nonces'] = options.dpop?.nonces === true ? { secret: as.deriveKey('mcp-auth resource DPoP nonces') } : undefined
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
-}
-
-/** The demo server's MRTR `requestState` key, derived from the data key (HKDF, its own label) as the DPoP nonce key is. */
-async function requestStateKey(dataDir: string): Promise<Uint8Array> {
-  const { deriveSecret, loadServerSecrets } = await import('../auth/server/server-secrets.js')
-  return deriveSecret(await loadServerSecrets(dataDir), 'mcp-auth MCP requestState')
 }

@@ -52,7 +52,13 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
 async function answerHealth(res: ServerResponse, state: CliServerState, health: () => Promise<boolean>): Promise<void> {
   const status = state.draining ? 'draining' : (await health().catch(() => false)) ? 'ok' : 'unavailable'
   const body = JSON.stringify({ status })
-  res.writeHead(status === 'ok' ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) })
+  res.writeHead(status === 'ok' ? 200 : 503, {
+    'content-type': 'application/json',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+    // storage away: as every other path says it (a draining node says nothing: it is going)
+    ...(status === 'unavailable' ? { 'retry-after': String(defaults.streamableHttp.storageRetryAfterSeconds) } : {}),
+  })
   res.end(body)
 }
 

@@ -157,8 +157,7 @@ async function unavailable(response: Response, format: 'oauth' | 'jsonrpc' | 'pa
   const text = await response.text()
   const problems: string[] = []
   if (response.status !== 503) problems.push(`${what}: ${response.status} ${text.slice(0, 200)}`)
-  // /healthz is for the load balancer, which takes the node out on 503 alone
-  if (format !== 'health' && !/^\d+$/.test(response.headers.get('retry-after') ?? '')) problems.push(`${what}: no Retry-After`)
+  if (!/^\d+$/.test(response.headers.get('retry-after') ?? '')) problems.push(`${what}: no Retry-After`)
   let body: Record<string, unknown> = {}
   try {
     body = JSON.parse(text) as Record<string, unknown>

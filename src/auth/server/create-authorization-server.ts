@@ -93,6 +93,12 @@ export interface AuthorizationServer {
   deleteUser(username: string): Promise<{ grantsEnded: number }>
   /** Disables (or enables) an account; disabling ends its grants. */
   disableUser(username: string, disabled?: boolean): Promise<{ grantsEnded: number }>
+  /**
+   * A 32-byte key of its own for `purpose` (HKDF of the server's data key, the purpose as label):
+   * every node holding the deployment's `secrets.json` derives the same one, and no purpose learns
+   * another's. For what a resource server beside it seals or signs (DPoP nonces, MCP requestState).
+   */
+  deriveKey(purpose: string): Buffer
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /**
@@ -388,6 +394,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
     },
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
+    deriveKey: (purpose) => deriveSecret(secrets, purpose),
     sweepUnusedClients: () => sweeper.sweep(),
   }
 }
