@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../helpers/chromium.js'
 import { startCli, stopChild } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
-import { startHaproxy, type Haproxy } from '../helpers/haproxy.js'
+import { HAPROXY_CHECK, startHaproxy, type Haproxy } from '../helpers/haproxy.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 const PASSWORD = 'cluster demo password'
@@ -19,6 +19,7 @@ const PROTOCOL = '2025-11-25'
 const WATCHED = 'test://watched-resource'
 /** Token requests one client may make per window, counted across every node (the configuration file's). */
 const TOKENS_PER_CLIENT = 12
+const DRAIN_DELAY_SECONDS = (HAPROXY_CHECK.interMs * HAPROXY_CHECK.fall) / 1000
 
 interface Node {
   port: number
@@ -36,7 +37,24 @@ const nodes: Array<Node | undefined> = []
 async function startNode(i: number): Promise<void> {
   const port = nodePorts[i]!
   const { child } = await startCli(
-    ['start', '--redis', redis.url, '--demo', '--issuer', proxy.origin, '--trust-proxy', '--port', String(port), '--data-dir', dataDir, '--config', configFile],
+    // a drain delay as long as HAProxy's checks take to see a node go (this file stops every node at once)
+    [
+      'start',
+      '--redis',
+      redis.url,
+      '--demo',
+      '--issuer',
+      proxy.origin,
+      '--trust-proxy',
+      '--port',
+      String(port),
+      '--data-dir',
+      dataDir,
+      '--config',
+      configFile,
+      '--drain-delay',
+      String(DRAIN_DELAY_SECONDS),
+    ],
     { env: { MCP_AUTH_DEMO_PASSWORD: PASSWORD }, timeoutMs: 30_000 },
   )
   nodes[i] = { port, child }
