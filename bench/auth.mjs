@@ -20,7 +20,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { hasRedis, startRedis } from './local-servers.mjs'
-import { machineLine, writeSection } from './report.mjs'
+import { commitOf, machineLine, writeSection } from './report.mjs'
 import {
   clientCredentialsRequest,
   cpuPerRequest,
@@ -337,8 +337,9 @@ if (write && BASELINE !== undefined) {
     `## Authorization server: this build against an earlier one (no regression)
 
 Command: \`npm run bench:auth -- --baseline DIR\` (DIR: a built checkout of the earlier commit, e.g.
-\`git worktree add DIR <commit> && (cd DIR && ln -s $PWD/node_modules && npm run build)\`). The same method as the
-section below (bare oidc-provider ${BARE_VERSION} as the anchor, \`bench/fixtures/auth-server.mjs\` of each build, ${ROUNDS} rounds of
+\`git worktree add DIR <commit> && (cd DIR && ln -s $PWD/node_modules && npm run build)\`). This build: ${commitOf(here('..'))};
+baseline: ${commitOf(values.baseline)}. The same method as the section "Authorization server: client_credentials token
+requests" (bare oidc-provider ${BARE_VERSION} as the anchor, \`bench/fixtures/auth-server.mjs\` of each build, ${ROUNDS} rounds of
 fresh servers × ${PASSES} interleaved passes, the order rotated, medians), with the lowdb and Redis servers of both builds
 in every pass. "No regression" is this build's median at least 95% of the baseline's.
 ${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}

@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { hasRedis, listening, startChild, startRedis } from './local-servers.mjs'
-import { machineLine, writeSection } from './report.mjs'
+import { commitOf, machineLine, writeSection } from './report.mjs'
 import {
   TOOLS_CALL_BODY,
   clientCredentialsRequest,
@@ -314,8 +314,10 @@ if (BASELINE_NODE !== undefined) {
   const section = [
     '## Storage and cluster: this build against an earlier one (no regression)',
     '',
-    'Command: `npm run bench:cluster -- --baseline DIR` (DIR: a built checkout of the earlier commit). The same',
-    'workloads and method as the two sections below, with `bench/fixtures/cluster-node.mjs` of each build: lowdb',
+    'Command: `npm run bench:cluster -- --baseline DIR` (DIR: a built checkout of the earlier commit).',
+    `This build: ${commitOf(here('..'))}; baseline: ${commitOf(values.baseline)}. The same workloads and method as the`,
+    'sections "Storage: memory, lowdb and Redis under one node" and "Two nodes behind HAProxy versus one",',
+    'with `bench/fixtures/cluster-node.mjs` of each build: lowdb',
     'and Redis single nodes, and two Redis nodes behind HAProxy, both builds in every round (order rotated).',
     '"No regression" is this build\'s median at least 95% of the baseline\'s.',
     `${machineLine()}.`,

@@ -1,5 +1,6 @@
 // Writes one benchmark's section into docs/performance.md, between markers named after it,
 // so each benchmark owns its section and re-running one leaves the others alone.
+import { spawnSync } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
@@ -29,4 +30,12 @@ export async function writeSection(name, markdown) {
 
 export function machineLine() {
   return `Node ${process.version}, ${process.platform}/${process.arch}, measured ${new Date().toISOString().slice(0, 10)}`
+}
+
+/** The commit a checkout is at (short), and " (with changes)" when its tree differs from it; for a report's "build" line. */
+export function commitOf(dir) {
+  const head = spawnSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' })
+  if (head.status !== 0) return 'an unknown commit'
+  const dirty = spawnSync('git', ['-C', dir, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).stdout.trim() !== ''
+  return `${head.stdout.trim()}${dirty ? ' (with changes)' : ''}`
 }
