@@ -8,10 +8,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMainJob, type MainJob } from '../../src/app/main-job.js'
 import { freePort } from '../helpers/free-port.js'
+import { accept, callRound } from '../helpers/input-rounds.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
-
-const V = '2026-07-28'
-const TOOL = { name: 'test_input_required_result_multi_round', arguments: {} }
 
 let redis: RedisServer
 let dataDir: string
@@ -52,55 +50,16 @@ async function accessToken(): Promise<string> {
   return ((await response.json()) as { access_token: string }).access_token
 }
 
-let id = 1
-async function callTool(url: string, token: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
-  const response = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'MCP-Protocol-Version': V,
-      'Mcp-Method': 'tools/call',
-      'Mcp-Name': TOOL.name,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: id++,
-      method: 'tools/call',
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': V,
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-          'io.modelcontextprotocol/clientInfo': { name: 'input-rounds-test', version: '1.0.0' },
-        },
-      },
-    }),
-  })
-  const text = await response.text()
-  const json = response.headers.get('content-type')?.startsWith('text/event-stream')
-    ? JSON.parse(
-        text
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .at(-1)!
-          .slice(6),
-      )
-    : JSON.parse(text)
-  return json as { result?: Record<string, unknown>; error?: { code: number; message: string } }
-}
-
 describe('input rounds on two start --redis nodes', () => {
   it('answers on node B a round node A asked, and on A again the round B asked', async () => {
     const token = await accessToken()
-    const accept = (content: Record<string, unknown>) => ({ action: 'accept', content })
-    const first = await callTool(nodes[0]!.url, token, TOOL)
+    const bearer = { authorization: `Bearer ${token}` }
+    const first = await callRound(nodes[0]!.url, {}, bearer)
     expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { step1: {} } })
-    const second = await callTool(nodes[1]!.url, token, { ...TOOL, inputResponses: { step1: accept({ name: 'Ada' }) }, requestState: first.result!['requestState'] })
+    const second = await callRound(nodes[1]!.url, { inputResponses: { step1: accept({ name: 'Ada' }) }, requestState: first.result!['requestState'] }, bearer)
     expect(second.error).toBeUndefined()
     expect(second.result).toMatchObject({ resultType: 'input_required', inputRequests: { step2: {} } })
-    const third = await callTool(nodes[0]!.url, token, { ...TOOL, inputResponses: { step2: accept({ color: 'green' }) }, requestState: second.result!['requestState'] })
+    const third = await callRound(nodes[0]!.url, { inputResponses: { step2: accept({ color: 'green' }) }, requestState: second.result!['requestState'] }, bearer)
     expect(third.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Ada likes green' }] })
   })
 })
