@@ -8,6 +8,7 @@ import Koa from 'koa'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaults } from '../../../src/config/defaults.js'
+import { McpServer, StreamableHttpHandler, streamableHttpKoa } from '../../../src/index.js'
 import * as http from '../../../src/http.js'
 import { BearerAuth, createJwtVerifier, protectMcpHandler, requireBearer, serveProtectedResourceMetadata } from '../../../src/auth/resource/index.js'
 
@@ -93,9 +94,8 @@ describe('serveProtectedResourceMetadata (Koa)', () => {
         }),
       ),
     )
-    app.use((ctx) => {
-      ctx.body = { ok: true }
-    })
+    const server = new McpServer({ name: 'koa-protected', version: '1.0.0' })
+    app.use(streamableHttpKoa(new StreamableHttpHandler(server, { allowedHosts: ['127.0.0.1'] }), { path: '/mcp' }))
     callback = app.callback()
   })
 
@@ -121,11 +121,23 @@ describe('serveProtectedResourceMetadata (Koa)', () => {
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
   })
 
-  it('passes every other path on to the next middleware (here the bearer check)', async () => {
-    const refused = await fetch(`${origin}/mcp`, { method: 'POST', body: '{}' })
+  it('passes every other path on: the bearer check, then the MCP endpoint', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    }
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const refused = await fetch(`${origin}/mcp`, { method: 'POST', headers, body: JSON.stringify(initialize) })
     expect(refused.status).toBe(401)
-    const accepted = await fetch(`${origin}/mcp`, { headers: { authorization: `Bearer ${await token(`${origin}/mcp`)}` } })
+    const accepted = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, authorization: `Bearer ${await token(`${origin}/mcp`)}` },
+      body: JSON.stringify(initialize),
+    })
     expect(accepted.status).toBe(200)
-    expect(await accepted.json()).toEqual({ ok: true })
+    expect(accepted.headers.get('mcp-session-id')).toBeTruthy()
+    expect(await accepted.text()).toContain('"serverInfo":{"name":"koa-protected"')
   })
 })
