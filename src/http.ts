@@ -8,7 +8,8 @@ export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app
 // several processes on one Redis: the connection (ioredis loads with the first one) and the bus
 export { RedisConnection, type RedisConnectionOptions, InProcessMessageBus, type MessageBus, StorageUnavailableError } from './storage/index.js'
 export { createProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
-export { protectMcpHandler } from './app/protect-mcp-handler.js'
+// moved to mcp-auth/resource (issue 28): still exported here so existing imports keep working
+export { protectMcpHandler } from './auth/resource/protect-mcp-handler.js'
 export {
   StreamableHttpHandler,
   streamableHttpKoa,

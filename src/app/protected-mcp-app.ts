@@ -8,7 +8,7 @@ import type { RevocationCheck } from '../auth/resource/revocation-check.js'
 import { defaults } from '../config/defaults.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp-http-app.js'
-import { protectMcpHandler } from './protect-mcp-handler.js'
+import { protectMcpHandler } from '../auth/resource/protect-mcp-handler.js'
 
 export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRoute' | 'before'> {
   /** The public origin of this server (e.g. http://localhost:4000); the resource is `${origin}${path}`. */

@@ -8,6 +8,7 @@ import type { RequestOptions } from '../protocol/request-options.js'
 import type { Transport } from '../protocol/transport.js'
 import type { ClientCapabilities, Implementation, InitializeResult, ServerCapabilities } from '../schema/capabilities.js'
 import type {
+  CallToolParams,
   CallToolResult,
   CompleteParams,
   CompleteResult,
@@ -197,8 +198,21 @@ export class McpClient extends EventEmitter<McpClientEvents> {
   /**
    * Call a tool. A tool error comes back as a result with `isError: true`; a result that breaks
    * the outputSchema of a tool listed earlier is refused with LocalError('invalid_response').
+   * Ours is `callTool(name, args)`; the official SDK's `callTool({ name, arguments })` works too.
+   *
+   * @example
+   * await client.callTool('add', { a: 1, b: 2 })
+   * await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })
    */
-  async callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
+  callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult>
+  callTool(params: CallToolParams, options?: RequestOptions): Promise<CallToolResult>
+  callTool(first: string | CallToolParams, second?: Record<string, unknown> | RequestOptions, third?: RequestOptions): Promise<CallToolResult> {
+    if (typeof first === 'string') return this.#callTool(first, second as Record<string, unknown> | undefined, third)
+    if (typeof first !== 'object' || first === null || typeof first.name !== 'string') throw new TypeError('callTool: pass (name, args) or ({ name, arguments })')
+    return this.#callTool(first.name, first.arguments, second as RequestOptions | undefined)
+  }
+
+  async #callTool(name: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
     const params: JsonRpcParams = args === undefined ? { name } : { name, arguments: args }
     let result: Result
     try {

@@ -21,6 +21,7 @@ import { checkStatelessRequest, serveStatelessRequest, type CacheHint, type Stat
 import type { StatelessIo } from './stateless/stateless-context.js'
 import { SubscriptionHub } from './stateless/subscription-hub.js'
 import { ToolRegistry, type RegisteredTool, type ToolDefinition, type ToolHandler } from './tool-registry.js'
+import { fromSdkTool, type SdkSchema, type SdkToolConfig, type SdkToolHandler } from './sdk-tool-config.js'
 
 export interface McpServerOptions {
   /** Shown to the client at initialize. */
@@ -155,7 +156,26 @@ export class McpServer {
     return this.#core.tools.get(name)?.tool
   }
 
-  registerTool(definition: ToolDefinition, handler: ToolHandler): RegisteredTool {
+  /**
+   * Register a tool: ours, `registerTool({ name, inputSchema, ... }, handler)` with JSON Schema,
+   * or the official SDK's, `registerTool(name, { title, description, inputSchema, outputSchema,
+   * annotations }, handler)` with a zod (or any Standard Schema) object, a raw shape of zod
+   * fields, or JSON Schema; as in the SDK, a handler of a tool without inputSchema gets only the context.
+   *
+   * @example
+   * server.registerTool('add', { description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }) },
+   *   async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }))
+   */
+  registerTool(definition: ToolDefinition, handler: ToolHandler): RegisteredTool
+  registerTool<Input extends SdkSchema | undefined = undefined, Output extends SdkSchema | undefined = undefined>(
+    name: string,
+    config: SdkToolConfig<Input, Output>,
+    handler: SdkToolHandler<Input>,
+  ): RegisteredTool
+  registerTool(first: ToolDefinition | string, second: ToolHandler | SdkToolConfig, third?: (...args: never[]) => unknown): RegisteredTool {
+    if (typeof first !== 'string') return this.#core.tools.register(first, second as ToolHandler)
+    if (typeof third !== 'function') throw new TypeError(`registerTool(${JSON.stringify(first)}, config, handler): the handler is missing`)
+    const { definition, handler } = fromSdkTool(first, second as SdkToolConfig, third)
     return this.#core.tools.register(definition, handler)
   }
 

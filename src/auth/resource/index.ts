@@ -1,8 +1,9 @@
 /**
  * `mcp-auth/resource`: protecting MCP servers with bearer tokens. Works with any standards-
  * compliant authorization server; never loads oidc-provider, nor the MCP app layer (an MCP server
- * on every transport behind these checks is `createProtectedMcpApp` in `mcp-auth/http`). Every
- * name here is public.
+ * on every transport behind these checks is `createProtectedMcpApp` in `mcp-auth/http`). The
+ * adapters: `requireBearer` and `serveProtectedResourceMetadata` for Koa, `protectMcpHandler` and
+ * `protectedResourceMetadataEndpoint` for node:http. Every name here is public.
  */
 export { BearerAuth, MissingTokenError } from './bearer-auth.js'
 export type { BearerAuthOptions, BearerRequest, BearerErrorResponse, DpopOptions, DpopAuthExtra } from './bearer-auth.js'
@@ -26,6 +27,9 @@ export { protectedResourceMetadataEndpoint } from './metadata-endpoint.js'
 export { canonicalResourceUri, protectedResourceMetadataUrl } from './resource-uri.js'
 export { bearerChallenge, challenge } from './www-authenticate.js'
 export { requireBearer } from './koa-bearer.js'
+export { serveProtectedResourceMetadata } from './koa-protected-resource-metadata.js'
+export { protectMcpHandler } from './protect-mcp-handler.js'
+export type { McpRoute } from './protect-mcp-handler.js'
 export { discoverAuthorizationServer } from './discover-authorization-server.js'
 export type { AuthorizationServerInfo } from './discover-authorization-server.js'
 export { authorizeMcpRequest } from './authorize-mcp-request.js'

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BearerAuth } from '../../../src/auth/resource/bearer-auth.js'
 import { createJwtVerifier } from '../../../src/auth/resource/jwt-verifier.js'
 import { requireBearer } from '../../../src/auth/resource/koa-bearer.js'
-import { protectMcpHandler } from '../../../src/app/protect-mcp-handler.js'
+import { protectMcpHandler } from '../../../src/auth/resource/protect-mcp-handler.js'
 import type { AuthInfo } from '../../../src/protocol/context.js'
 
 const ISSUER = 'https://as.example.test'

@@ -1,19 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { authorizeMcpRequest } from '../auth/resource/authorize-mcp-request.js'
-import type { BearerAuth } from '../auth/resource/bearer-auth.js'
-import { ErrorCode } from '../jsonrpc/index.js'
-import { HttpError } from '../net/http-error.js'
-import type { AuthInfo } from '../protocol/context.js'
-import { sendHttpError } from '../transports/http/send-http-error.js'
+import { defaults } from '../../config/defaults.js'
+import { ErrorCode } from '../../jsonrpc/index.js'
+import { HttpError } from '../../net/http-error.js'
+import type { AuthInfo } from '../../protocol/context.js'
+import { authorizeMcpRequest } from './authorize-mcp-request.js'
+import type { BearerAuth } from './bearer-auth.js'
 
-type McpRoute = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) => Promise<void>
+/** An MCP transport entry point at node:http level; `parsedBody` when a wrapper already read the body. */
+export type McpRoute = (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) => Promise<void>
 
 /**
  * The bearer check (authorizeMcpRequest) in front of an MCP transport handler, at node:http level
  * so it serves the raw handler and the Koa app alike. The auth info reaches MCP handlers as
  * `req.auth` → `RequestContext.authInfo`; a body read for tool scopes is handed on parsed.
+ * `maxBodyBytes` bounds that read (default: the Streamable HTTP limit, 4 MiB).
+ *
+ * @example
+ * const streamable = new StreamableHttpHandler(server, { allowedHosts: ['localhost'] })
+ * const route = protectMcpHandler(auth, (req, res, body) => streamable.handle(req, res, body))
+ * createServer((req, res) => void route(req, res)).listen(3000)
  */
-export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { maxBodyBytes: number }): McpRoute {
+export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { maxBodyBytes?: number } = {}): McpRoute {
+  const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
   // A request URL without a query is this route's path itself, so its parsed URL is the same
   // every time: parsing it per request was ~2 µs of a ~55 µs protected call (CPU profile, issue 14)
   let routeUrl: { raw: string; url: URL } | undefined
@@ -25,7 +33,7 @@ export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { 
   return async function protectedMcp(req, res, parsedBody) {
     let verdict
     try {
-      verdict = await authorizeMcpRequest(auth, req, { maxBodyBytes: options.maxBodyBytes, url: urlOf(req.url ?? '/'), parsedBody })
+      verdict = await authorizeMcpRequest(auth, req, { maxBodyBytes, url: urlOf(req.url ?? '/'), parsedBody })
     } catch (error) {
       sendHttpError(res, error)
       return
@@ -52,4 +60,16 @@ export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { 
     req.auth = verdict.info
     return route(req, res, verdict.body)
   }
+}
+
+/** Answer `error` (an HttpError, or anything else as a 500) as a JSON-RPC error, unless the response has started. */
+function sendHttpError(res: ServerResponse, error: unknown): void {
+  const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal server error', { cause: error })
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end()
+    return
+  }
+  const body = httpError.body()
+  res.writeHead(httpError.status, { ...httpError.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
+  res.end(body)
 }
