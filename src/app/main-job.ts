@@ -59,6 +59,11 @@ export interface MainJob {
   readonly demoPassword?: string
   /** Whether the store holds a demo account after this start (`created` by it, or `existing`), or `none`. */
   readonly demo: 'created' | 'existing' | 'none'
+  /**
+   * What became of `demoPassword` given for an `existing` account: `applied` (a single process set
+   * it), or `not-applied` (a store several nodes share: one node's setting does not reset it).
+   */
+  readonly demoPasswordChange?: 'applied' | 'not-applied'
   /** True while storage answers (Redis reachable); for a load balancer's health check. */
   health(): Promise<boolean>
   close(): Promise<void>
@@ -109,7 +114,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     as.provider.on('server_error', (_ctx: unknown, error: Error) => report(error))
   }
 
-  const { demoPassword, demo } = await demoAccount(as, options, redis !== undefined)
+  const { demoPassword, demo, demoPasswordChange } = await demoAccount(as, options, redis !== undefined)
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
   const server = options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
@@ -144,6 +149,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     handler: mcp.handler,
     ...(demoPassword !== undefined ? { demoPassword } : {}),
     demo,
+    ...(demoPasswordChange !== undefined ? { demoPasswordChange } : {}),
     health: () => as.health(),
     async close() {
       await mcp.close()
@@ -162,9 +168,18 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
  * keeps an older one working. Several nodes (Redis) create it only when asked, with the required
  * scopes only, and atomically: of nodes starting at once, one creates it and prints its password.
  */
-async function demoAccount(as: AuthorizationServer, options: MainJobOptions, shared: boolean): Promise<{ demoPassword?: string; demo: MainJob['demo'] }> {
+async function demoAccount(
+  as: AuthorizationServer,
+  options: MainJobOptions,
+  shared: boolean,
+): Promise<{ demoPassword?: string; demo: MainJob['demo']; demoPasswordChange?: MainJob['demoPasswordChange'] }> {
   const existing = await as.accounts.findByUsername(m.demoUsername)
-  if (options.demo === false || (shared && options.demo !== true)) return { demo: existing === undefined ? 'none' : 'existing' }
+  // a chosen password for an account that exists: a single process sets it (the operator's
+  // environment says so); in a shared store one node's environment must not reset it for all
+  const chosen = existing !== undefined && options.demoPassword ? options.demoPassword : undefined
+  if (options.demo === false) return { demo: existing === undefined ? 'none' : 'existing' }
+  if (chosen !== undefined && shared) return { demo: 'existing', demoPasswordChange: 'not-applied' }
+  if (shared && options.demo !== true) return { demo: existing === undefined ? 'none' : 'existing' }
   const password = options.demoPassword || randomBytes(12).toString('base64url')
   if (shared) {
     if (existing !== undefined) return { demo: 'existing' }
@@ -177,7 +192,10 @@ async function demoAccount(as: AuthorizationServer, options: MainJobOptions, sha
   }
   // A demo account from before accounts had scopes: keep the step-up demo working.
   if (existing.scopes === undefined) await as.accounts.setScopes(m.demoUsername, m.demoScopes)
-  return { demo: 'existing' }
+  if (chosen === undefined) return { demo: 'existing' }
+  // the account's claims and scopes stay; only its password changes
+  await as.accounts.setUser(m.demoUsername, chosen)
+  return { demo: 'existing', demoPasswordChange: 'applied' }
 }
 
 /**

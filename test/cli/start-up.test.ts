@@ -24,8 +24,8 @@ async function dataDir(): Promise<string> {
   return dir
 }
 
-async function started(dir: string, extra: string[] = []) {
-  const run = await startCli(['start', '--port', '0', '--data-dir', dir, ...extra], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1' } })
+async function started(dir: string, extra: string[] = [], env: Record<string, string> = { MCP_AUTH_DEMO_PASSWORD: 'demo password 1' }) {
+  const run = await startCli(['start', '--port', '0', '--data-dir', dir, ...extra], { env })
   children.push(run.child)
   return run
 }
@@ -108,7 +108,8 @@ describe('fatal start-up errors', () => {
   it('says how to reset the demo password once it is no longer shown', async () => {
     const dir = await dataDir()
     await stopChild((await started(dir)).child)
-    const again = await started(dir)
+    // without MCP_AUTH_DEMO_PASSWORD, which a later start would apply (issue 28, item 12)
+    const again = await started(dir, [], { MCP_AUTH_DEMO_PASSWORD: '' })
     await expect.poll(() => again.output()).toMatch(/password set on first start; to reset it, stop the server and run mcp-auth users add demo --data-dir /)
   })
 })

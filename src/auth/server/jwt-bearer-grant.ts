@@ -1,10 +1,10 @@
-import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
+import { decodeJwt, jwtVerify, type JWTPayload } from 'jose'
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider'
 import { errors } from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AccountStore } from './account-store.js'
 import { assertionClaimsProblem } from './jwt-bearer/assertion-claims.js'
-import { IssuerUnavailableError } from './jwt-bearer/issuer-unavailable-error.js'
+import { verificationRefusal } from './jwt-bearer/verification-refusal.js'
 import { trustedIssuers } from './jwt-bearer/trusted-issuers.js'
 import type { JwtBearerOptions } from './options.js'
 import { resourceServerInfo } from './resource-server-info.js'
@@ -45,16 +45,36 @@ export interface JwtBearerGrant {
  * registered scope) or to an account (a token for that account, at most the scopes it may have
  * and the client registered, recorded as a grant that can be listed and revoked). An issuer whose
  * discovery or keys cannot be fetched is refused alone, as unavailable (trustedIssuers). A refusal is `invalid_grant` (the assertion), `unauthorized_client` (the client),
- * `invalid_scope` or `invalid_target`; the assertion itself is never echoed.
+ * `invalid_scope` or `invalid_target`, said in one line of the server log as well (which check
+ * failed, the client, a configured issuer); the assertion itself is never echoed nor logged.
  */
 export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant {
   const j = defaults.authServer.jwtBearer
   // asymmetric only: the same list our resource servers accept on DPoP proofs
   const algorithms = [...defaults.resourceServer.dpop.algorithms]
-  const trusted = trustedIssuers(deps.options, deps.log ?? ((line) => process.stderr.write(`${line}\n`)))
   const { provider } = deps
 
+  const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const trusted = trustedIssuers(deps.options, log)
+
+  // Every refusal is one line in the server's log, saying which check failed (the description the
+  // client gets, plus what the server alone should know); never the assertion, never a stack.
   async function jwtBearerGrant(ctx: KoaContextWithOIDC): Promise<void> {
+    const seen: { issuer?: string } = {}
+    try {
+      await exchange(ctx, seen)
+    } catch (error) {
+      if (error instanceof errors.OIDCProviderError) {
+        const detail = details.get(error)
+        log(
+          `mcp-auth: JWT bearer assertion refused for client ${ctx.oidc.client?.clientId ?? '(unknown)'}${seen.issuer === undefined ? '' : ` from issuer ${seen.issuer}`}: ${error.error}: ${error.error_description ?? error.message}${detail === undefined ? '' : ` (${detail})`}`,
+        )
+      }
+      throw error
+    }
+  }
+
+  async function exchange(ctx: KoaContextWithOIDC, seen: { issuer?: string }): Promise<void> {
     const params = ctx.oidc.params as Record<string, unknown>
     const client = ctx.oidc.client!
     const assertion = params['assertion']
@@ -68,6 +88,8 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     }
     const issuer = typeof iss === 'string' ? trusted.get(iss) : undefined
     if (issuer === undefined) throw invalidGrant('the assertion comes from an issuer this server does not trust')
+    // a configured issuer (never an unknown `iss`: outside input) names the refusals below in the log
+    seen.issuer = issuer.issuer
     let payload: JWTPayload
     try {
       ;({ payload } = await jwtVerify(assertion, issuer.keys, {
@@ -78,7 +100,8 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
         requiredClaims: ['exp', 'sub', 'jti'],
       }))
     } catch (error) {
-      throw invalidGrant(describe(error))
+      const refusal = verificationRefusal(error)
+      throw invalidGrant(refusal.description, refusal.detail)
     }
     const problem = assertionClaimsProblem(payload)
     if (problem !== undefined) throw invalidGrant(problem)
@@ -145,9 +168,14 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
  * a workload's operator needs to know whether the issuer, the audience or the lifetime is wrong;
  * the reasons name a claim, never its value.
  */
-function invalidGrant(description: string): Error {
-  return new errors.CustomOIDCProviderError('invalid_grant', description)
+function invalidGrant(description: string, detail?: string): Error {
+  const error = new errors.CustomOIDCProviderError('invalid_grant', description)
+  if (detail !== undefined) details.set(error, detail)
+  return error
 }
+
+/** What the log line of a refusal adds to its description (the server's side of it: a fetch failure, an unexpected error). */
+const details = new WeakMap<Error, string>()
 
 /** What a request may get: what it asked for, all of it allowed, or everything allowed when it named nothing. */
 function grantedScope(requested: string[] | undefined, allowed: readonly string[]): string {
@@ -159,21 +187,4 @@ function grantedScope(requested: string[] | undefined, allowed: readonly string[
 
 function respond(ctx: KoaContextWithOIDC, accessToken: string, expiresIn: number, scope: string, tokenType: string): void {
   ctx.body = { access_token: accessToken, expires_in: expiresIn, token_type: tokenType, ...(scope !== '' ? { scope } : {}) }
-}
-
-function describe(error: unknown): string {
-  // RFC 7523 §3.1 and RFC 6749 §5.2 leave the token endpoint invalid_grant for an assertion that
-  // cannot be verified (temporarily_unavailable is an authorization endpoint code): the reason
-  // says the issuer is unavailable and to try again; what failed is in the server's log.
-  if (error instanceof IssuerUnavailableError) return `the assertion's issuer ${error.issuer} is unavailable right now (its metadata or keys cannot be fetched); try again later`
-  if (error instanceof joseErrors.JWTExpired) return 'the assertion has expired'
-  if (error instanceof joseErrors.JWTClaimValidationFailed) {
-    if (error.claim === 'aud') return 'the assertion is for another audience'
-    if (error.claim === 'nbf') return 'the assertion is not valid yet'
-    return `the assertion's ${error.claim} claim is missing or invalid`
-  }
-  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the assertion uses an algorithm this server does not accept'
-  if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed)
-    return 'the assertion signature does not verify with its issuer keys'
-  return 'the assertion is malformed or could not be verified'
 }

@@ -136,6 +136,13 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
             // Registration already refuses this; a client from a document or an old store must not slip through.
             if (client.clientAuthMethod === 'none')
               throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
+            // OAuth 2.1 §3.2.2.1: no `scope` gets the resource's default scopes within the client's
+            // registered scope, as an authorization request does (defaultScope), not a token
+            // without scope the resource refuses; built once per registered scope (a lookup here)
+            if (!ctx.oidc.params!['scope']) {
+              const scope = infos.clientCredentialsDefaultScope(resource, client.scope)
+              if (scope !== '') (ctx.oidc.params as Record<string, unknown>)['scope'] = scope
+            }
             return infos.forClientCredentials(resource, client.scope)
           }
           return infos.forUser(resource)

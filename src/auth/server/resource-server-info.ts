@@ -22,6 +22,11 @@ export function resourceServerInfo(resource: ResolvedResource, scope: string, ac
   }
 }
 
+interface ClientCredentialsEntry {
+  readonly info: ResourceServerInfo
+  readonly defaultScope: string
+}
+
 const frozen = (info: ResourceServerInfo): ResourceServerInfo => {
   if (info.jwt !== undefined) Object.freeze(Object.freeze(info.jwt).sign)
   return Object.freeze(info)
@@ -41,7 +46,7 @@ export class ResourceServerInfos {
   readonly #scopes: ScopePolicy
   readonly #accessTokenAlg: string
   readonly #maxScopes: number
-  readonly #kept = new WeakMap<ResolvedResource, { user: ResourceServerInfo; clients: Map<string | undefined, ResourceServerInfo> }>()
+  readonly #kept = new WeakMap<ResolvedResource, { user: ResourceServerInfo; clients: Map<string | undefined, ClientCredentialsEntry> }>()
 
   constructor(options: { scopes: ScopePolicy; accessTokenAlg: string; maxScopes: number }) {
     this.#scopes = options.scopes
@@ -56,17 +61,29 @@ export class ResourceServerInfos {
 
   /** For a client_credentials token of a client that registered `registeredScope` (none: the resource's default scopes). */
   forClientCredentials(resource: ResolvedResource, registeredScope: string | undefined): ResourceServerInfo {
-    const { clients } = this.#entry(resource)
-    let info = clients.get(registeredScope)
-    if (info === undefined) {
-      info = frozen(resourceServerInfo(resource, this.#scopes.clientCredentialsScopes(registeredScope, resource.uri).join(' '), this.#accessTokenAlg))
-      clients.set(registeredScope, info)
-      if (clients.size > this.#maxScopes) clients.delete(clients.keys().next().value)
-    }
-    return info
+    return this.#clientEntry(resource, registeredScope).info
   }
 
-  #entry(resource: ResolvedResource): { user: ResourceServerInfo; clients: Map<string | undefined, ResourceServerInfo> } {
+  /** The scope a client_credentials request without `scope` gets (ScopePolicy.clientCredentialsDefaultScopes), kept beside its info. */
+  clientCredentialsDefaultScope(resource: ResolvedResource, registeredScope: string | undefined): string {
+    return this.#clientEntry(resource, registeredScope).defaultScope
+  }
+
+  #clientEntry(resource: ResolvedResource, registeredScope: string | undefined): ClientCredentialsEntry {
+    const { clients } = this.#entry(resource)
+    let entry = clients.get(registeredScope)
+    if (entry === undefined) {
+      entry = {
+        info: frozen(resourceServerInfo(resource, this.#scopes.clientCredentialsScopes(registeredScope, resource.uri).join(' '), this.#accessTokenAlg)),
+        defaultScope: this.#scopes.clientCredentialsDefaultScopes(registeredScope, resource.uri).join(' '),
+      }
+      clients.set(registeredScope, entry)
+      if (clients.size > this.#maxScopes) clients.delete(clients.keys().next().value)
+    }
+    return entry
+  }
+
+  #entry(resource: ResolvedResource): { user: ResourceServerInfo; clients: Map<string | undefined, ClientCredentialsEntry> } {
     let entry = this.#kept.get(resource)
     if (entry === undefined) {
       entry = { user: frozen(resourceServerInfo(resource, resource.scopes.join(' '), this.#accessTokenAlg)), clients: new Map() }

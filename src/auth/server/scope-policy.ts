@@ -53,6 +53,19 @@ export class ScopePolicy {
     return resource.scopes.filter((scope) => registered.has(scope))
   }
 
+  /**
+   * What a client_credentials request without `scope` gets (OAuth 2.1 §3.2.2.1, RFC 6749 §3.3: a
+   * pre-defined default): the resource's `defaultScopes` the client may have, as an authorization
+   * request gets them; when none of them is registered, everything the client may have (a client
+   * registered for `mcp:admin` alone means that), never a token without scope.
+   */
+  clientCredentialsDefaultScopes(registeredScope: string | undefined, indicator: string): string[] {
+    const allowed = this.clientCredentialsScopes(registeredScope, indicator)
+    const defaults = new Set(this.#resources.get(indicator)?.defaultScopes)
+    const wanted = allowed.filter((scope) => defaults.has(scope))
+    return wanted.length > 0 ? wanted : allowed
+  }
+
   /** The resource scopes an open registration asks for client_credentials beyond what it may have. */
   refusedOpenRegistrationScopes(registeredScope: string): string[] {
     const resourceScopes = new Set([...this.#resources.values()].flatMap((resource) => resource.scopes))

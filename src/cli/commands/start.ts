@@ -21,7 +21,8 @@ Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the demo MCP server on every transport (/mcp, /sse, /rest), bearer tokens required,
   - protected resource metadata at /.well-known/oauth-protected-resource/mcp.
 Storage, keys and secrets live in the data directory. On first start a '${m.demoUsername}' account is
-created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once. With
+created with the password from MCP_AUTH_DEMO_PASSWORD, or a generated one printed once; a later
+start with MCP_AUTH_DEMO_PASSWORD sets the account's password to it. With
 --redis (several nodes: production) there is no demo account unless --demo asks for one.
 
 Options:
@@ -151,9 +152,13 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
 }
 
 /** The banner's line about the demo account: its password when this start created it, else how to reach it. */
-function demoLine(job: { demoPassword?: string; demo: 'created' | 'existing' | 'none' }, store: string, shared: boolean): string {
+function demoLine(job: { demoPassword?: string; demo: 'created' | 'existing' | 'none'; demoPasswordChange?: 'applied' | 'not-applied' }, store: string, shared: boolean): string {
   const label = '  Demo account        '
   if (job.demoPassword !== undefined) return `${label}${m.demoUsername} / password: ${job.demoPassword}  (shown once; set MCP_AUTH_DEMO_PASSWORD to choose it)`
+  if (job.demoPasswordChange === 'applied') return `${label}${m.demoUsername} (password set from MCP_AUTH_DEMO_PASSWORD)`
+  if (job.demoPasswordChange === 'not-applied') {
+    return `${label}${m.demoUsername} exists in the deployment's store; MCP_AUTH_DEMO_PASSWORD is not applied to it (the nodes share the account: one node's environment does not reset it; reset: mcp-auth users add ${m.demoUsername} ${store})`
+  }
   if (!shared) return `${label}${m.demoUsername} (password set on first start; to reset it, stop the server and run mcp-auth users add ${m.demoUsername} ${store})`
   if (job.demo === 'none') return `${label}none (several nodes: add accounts with mcp-auth users add <name> ${store}, or start with --demo)`
   return `${label}${m.demoUsername} exists in the deployment's store (password set when it was created; reset: mcp-auth users add ${m.demoUsername} ${store}; remove: mcp-auth users delete ${m.demoUsername} ${store})`

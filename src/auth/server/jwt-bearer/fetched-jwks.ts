@@ -1,7 +1,7 @@
 import { createLocalJWKSet, errors as joseErrors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose'
 import { defaults } from '../../../config/defaults.js'
 import type { OutboundFetch } from '../../../net/outbound-fetch.js'
-import { IssuerUnavailableError } from './issuer-unavailable-error.js'
+import { addressRefused, IssuerUnavailableError } from './issuer-unavailable-error.js'
 
 /**
  * A trusted issuer's JWKS fetched through the outbound fetch (address rules, time budget, body
@@ -51,7 +51,7 @@ export class FetchedJwks {
       })
     }
     if (this.#pending !== undefined) await this.#pending
-    if (this.#keys === undefined) throw new IssuerUnavailableError(this.#issuer, this.#failure)
+    if (this.#keys === undefined) throw new IssuerUnavailableError(this.#issuer, this.#failure, { privateAddress: addressRefused(this.#failure) })
   }
 
   async #load(): Promise<void> {

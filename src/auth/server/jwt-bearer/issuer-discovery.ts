@@ -1,7 +1,7 @@
 import { defaults } from '../../../config/defaults.js'
 import type { OutboundFetch } from '../../../net/outbound-fetch.js'
 import { discoverAuthorizationServer } from '../../resource/discover-authorization-server.js'
-import { IssuerUnavailableError } from './issuer-unavailable-error.js'
+import { addressRefused, IssuerUnavailableError } from './issuer-unavailable-error.js'
 
 /**
  * The `jwks_uri` of a trusted issuer known by its metadata only (RFC 8414, then OpenID Connect
@@ -31,7 +31,9 @@ export class IssuerDiscovery {
   async jwksUri(): Promise<string> {
     if (this.#jwksUri === undefined && this.#failure === undefined) await this.#first
     if (this.#jwksUri !== undefined) return this.#jwksUri
-    throw new IssuerUnavailableError(this.#issuer, `its discovery failed (${this.#failure}); tried again in the background`)
+    throw new IssuerUnavailableError(this.#issuer, `its discovery failed (${this.#failure}); tried again in the background`, {
+      privateAddress: addressRefused(this.#failure!),
+    })
   }
 
   /** Stops the background retries. */
