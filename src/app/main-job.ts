@@ -8,6 +8,7 @@ import { createDemoServer } from '../demo/demo-server.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../storage/redis/connection.js'
+import { homePageMiddleware } from './home-page-middleware.js'
 import type { McpHttpApp } from './mcp-http-app.js'
 
 const m = defaults.mainJob
@@ -47,6 +48,8 @@ export interface MainJobOptions {
    * refuses Bearer tokens, `nonces` asks proofs for a server nonce (shared by every node).
    */
   dpop?: { required?: boolean; nonces?: boolean }
+  /** Where the home page at `/` sends a reader for the documentation (default: it names the package's README and docs/). */
+  docsUrl?: string
 }
 
 export interface MainJob {
@@ -138,7 +141,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     checkRevocation: (_token, info) => as.isRevoked(info.claims),
     requireDpop: options.dpop?.required === true,
     dpop: await dpopOptions(options, as, redis),
-    middleware: [as.middleware],
+    // `/`: what this server is and where everything is (issue 28, item 13)
+    middleware: [homePageMiddleware({ origin, resource: demoResource.uri, ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}) }), as.middleware],
     // the authorization server's per-address limits read the client's address through this app
     ...(options.trustProxy === true ? { trustProxy: true } : {}),
   })

@@ -547,6 +547,10 @@ export const defaults = {
     /** Retries of one request after a `use_dpop_nonce` challenge (RFC 9449 §8, §9). */
     dpopNonceRetries: 1,
   },
+  homePage: {
+    /** Heading and title of the page `mcp-auth start` serves at `/` (the pages' own default name). */
+    serverName: 'mcp-auth',
+  },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
     host: '127.0.0.1',

@@ -35,7 +35,7 @@ function fill(text: string, values: Record<string, unknown>): string {
  * fragment the caller built from escaped parts. The authorization server's pages and the login
  * helper's loopback page (`callback`) share the layout and its stylesheet.
  */
-export function renderView(name: 'login' | 'consent' | 'error' | 'logout' | 'logged-out' | 'callback', title: string, values: Record<string, unknown>): string {
+export function renderView(name: 'login' | 'consent' | 'error' | 'logout' | 'logged-out' | 'callback' | 'home', title: string, values: Record<string, unknown>): string {
   const body = fill(template(name), values)
   return fill(template('layout'), { title, serverName: values['serverName'] ?? 'mcp-auth', body })
 }

@@ -4,6 +4,7 @@ import { CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, META, revisionHasMethod, rev
 import { featureMethod } from '../feature-methods.js'
 import type { ServerCore } from '../server-core.js'
 import { InputRequired, InputRound, type InputRequest } from './input-round.js'
+import { removedMethodError } from './removed-method-error.js'
 import type { RequestMeta } from './request-meta.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
 import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
@@ -31,7 +32,8 @@ type Result = Record<string, unknown>
 
 /**
  * Refuse a 2026-07-28 request for a revision this server does not speak (-32022, with what it
- * does speak) or for a method that revision does not have (-32601).
+ * does speak) or for a method that revision does not have (-32601; for one it removed, such as
+ * `ping`, saying what to send instead).
  */
 export function checkStatelessRequest(core: ServerCore, meta: RequestMeta, method: string): void {
   const revision = revisionOf(meta.protocolVersion)
@@ -41,6 +43,7 @@ export function checkStatelessRequest(core: ServerCore, meta: RequestMeta, metho
       requested: meta.protocolVersion,
     })
   }
+  if (revision.removedMethods.has(method)) throw removedMethodError(meta.protocolVersion, method)
   if (!revisionHasMethod(meta.protocolVersion, method) || !offers(core, method)) {
     throw new JsonRpcError(ErrorCode.MethodNotFound, `Method not found: ${method}`)
   }

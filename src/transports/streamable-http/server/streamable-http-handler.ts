@@ -221,6 +221,11 @@ export class StreamableHttpHandler {
 
     const extra = requestExtra(req)
 
+    // a liveness check needs no session: a ping that names none is answered, as the SDK v2 server does
+    if (!this.#options.stateless && onlyPings(parsed) && header(req.headers, 'mcp-session-id') === undefined) {
+      return this.#postShared(res, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
+    }
+
     if (this.#options.stateless) {
       const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       if (hasSessionScopedRequest(parsed)) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
@@ -337,4 +342,9 @@ export class StreamableHttpHandler {
     await this.#sessions.end(live)
     res.writeHead(200).end()
   }
+}
+
+/** Whether every message of a POST is a `ping` request. */
+function onlyPings(messages: readonly JsonRpcMessage[]): boolean {
+  return messages.length > 0 && messages.every((message) => 'id' in message && 'method' in message && message.method === 'ping')
 }
