@@ -337,7 +337,9 @@ export class McpOAuth {
       throw new McpOAuthError('authorization', `${server.issuer} does not advertise PKCE S256; refusing to log in (MCP 2025-11-25)`)
     }
     const stored = await this.#options.store.getClient(server.issuer)
+    const state = client.randomState()
     const callback = await startLoopbackCallback({
+      state,
       // RFC 9207: the issuer recorded with this login's verifier and state, checked on arrival
       check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
@@ -349,7 +351,6 @@ export class McpOAuth {
       const registration = await this.#registration(server, stored, callback.redirectUri)
       const config = this.#configuration(server, registration)
       const verifier = client.randomPKCECodeVerifier()
-      const state = client.randomState()
       const scope = requestedScope(options.scope ?? discovered.scope, server)
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: callback.redirectUri,
