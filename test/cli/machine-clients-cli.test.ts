@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -133,6 +133,16 @@ describe('machine clients from the CLI (issue 28)', () => {
     const again = await run(['token', `${origin}/mcp`, ...reporter, '--store', tokenStore])
     expect(once.code, once.stderr).toBe(0)
     expect(again.stdout).toBe(once.stdout)
+
+    // a kept token the server refuses (revoked, or a store edited by hand) is replaced, not an error
+    const kept = JSON.parse(await readFile(tokenStore, 'utf8')) as { tokens: Record<string, { access_token: string }> }
+    for (const entry of Object.values(kept.tokens)) entry.access_token = 'not-a-token-the-server-issued'
+    await writeFile(tokenStore, JSON.stringify(kept), { mode: 0o600 })
+    const replaced = await run(['call', `${origin}/mcp`, 'whoami', ...reporter, '--store', tokenStore])
+    expect(replaced.code, replaced.stderr).toBe(0)
+    expect(replaced.stdout).toContain('reporter')
+    const stored = JSON.parse(await readFile(tokenStore, 'utf8')) as { tokens: Record<string, { access_token: string }> }
+    expect(Object.values(stored.tokens).map((entry) => entry.access_token)).not.toContain('not-a-token-the-server-issued')
   })
 
   it('ends quietly when the reader of its output closes the pipe early (item 8)', async () => {

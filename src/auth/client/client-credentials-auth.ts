@@ -1,7 +1,7 @@
 import * as client from 'openid-client'
 import { importPKCS8 } from 'jose'
 import { clientSecretBasic } from './client-secret-basic.js'
-import { MachineDpop, MachineTokenCache, machineFetch, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
+import { MachineDpop, MachineTokenCache, machineFetch, machineScope, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
 import type { TokenStore } from './token-store.js'
 import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
 import { clientConfiguration } from './client-configuration.js'
@@ -71,10 +71,10 @@ export class ClientCredentialsAuth {
     }
     const auth = privateKeyPem !== undefined ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm)) : clientSecretBasic(clientSecret ?? '')
     const config = clientConfiguration(discovered.server, clientId, auth, this.#fetch)
-    const scope = this.#options.scope ?? discovered.scope
+    const scope = machineScope(this.#options.scope, challenge, refused, discovered.scope)
     const { key: dpopKey, options } = await this.#dpop.forRequest(discovered.server, config)
     const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) }, options)
-    await this.#kept.set(discovered.server.issuer, key, response)
-    return MachineDpop.held(response, dpopKey)
+    await this.#kept.set(discovered.server.issuer, key, response, scope)
+    return MachineDpop.held(response, dpopKey, scope)
   }
 }

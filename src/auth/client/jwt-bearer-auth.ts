@@ -3,7 +3,7 @@ import * as client from 'openid-client'
 import { clientConfiguration } from './client-configuration.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { discoverAuthorization } from './discover.js'
-import { MachineDpop, MachineTokenCache, machineFetch, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
+import { MachineDpop, MachineTokenCache, machineFetch, machineScope, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
 import type { TokenStore } from './token-store.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
 
@@ -105,13 +105,13 @@ export class JwtBearerAuth {
     }
     const auth = clientSecret !== undefined ? clientSecretBasic(clientSecret) : client.None()
     const config = clientConfiguration(server, clientId ?? '', auth, this.#fetch)
-    const scope = this.#options.scope ?? discovered.scope
+    const scope = machineScope(this.#options.scope, challenge, refused, discovered.scope)
     const { key, options } = await this.#dpop.forRequest(server, config)
     const parameters: Record<string, string> = { assertion: await this.#assertion(), resource, ...(scope !== undefined ? { scope } : {}) }
     try {
       const response = await client.genericGrantRequest(config, JWT_BEARER_GRANT, parameters, options)
-      await this.#kept.set(server.issuer, kept, response)
-      return MachineDpop.held(response, key)
+      await this.#kept.set(server.issuer, kept, response, scope)
+      return MachineDpop.held(response, key, scope)
     } catch (error) {
       const { error: code, error_description: description } = error as { error?: unknown; error_description?: unknown }
       const said = typeof code === 'string' ? `${code}${typeof description === 'string' && description !== '' ? `: ${description}` : ''}` : (error as Error).message

@@ -2,6 +2,7 @@ import * as client from 'openid-client'
 import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
 import type { TokenStore } from './token-store.js'
+import { challengeParams } from './parse-www-authenticate.js'
 import { defaults } from '../../config/defaults.js'
 
 /** A machine client's access token and, when it is DPoP-bound, the key it is bound to. */
@@ -10,6 +11,8 @@ export interface HeldToken {
   dpop?: DpopKey
   /** Taken from the token store, not from a token request of this instance. */
   kept?: true
+  /** The scope it was granted: asked for again when it is refused with a challenge naming none. */
+  scope?: string
 }
 
 /** Sends a request with the held token: DPoP scheme and a proof for a bound one, Bearer otherwise, nothing without one. */
@@ -50,9 +53,14 @@ export class MachineDpop {
     return { key, options: { DPoP: client.getDPoPHandle(config, key.keyPair) } }
   }
 
-  /** The held token of a token response: bound to `key` when the server says `token_type: DPoP`. */
-  static held(response: { access_token: string; token_type: string }, key: DpopKey | undefined): HeldToken {
-    return { token: response.access_token, ...(key !== undefined && response.token_type.toLowerCase() === 'dpop' ? { dpop: key } : {}) }
+  /** The held token of a token response: bound to `key` when the server says `token_type: DPoP`; `requested` the scope asked for. */
+  static held(response: { access_token: string; token_type: string; scope?: string }, key: DpopKey | undefined, requested?: string): HeldToken {
+    const scope = response.scope ?? requested
+    return {
+      token: response.access_token,
+      ...(key !== undefined && response.token_type.toLowerCase() === 'dpop' ? { dpop: key } : {}),
+      ...(scope !== undefined ? { scope } : {}),
+    }
   }
 }
 
@@ -85,18 +93,20 @@ export class MachineTokenCache {
   async get(issuer: string, key: string): Promise<HeldToken | undefined> {
     const tokens = await this.#store?.getTokens(issuer, key)
     if (tokens?.expires_at === undefined || tokens.expires_at - defaults.oauthClient.refreshSkewSeconds <= Date.now() / 1000) return undefined
-    if (tokens.token_type?.toLowerCase() !== 'dpop') return { token: tokens.access_token, kept: true }
-    return { token: tokens.access_token, dpop: await this.#dpop.key(issuer), kept: true }
+    const scope = tokens.scope !== undefined ? { scope: tokens.scope } : {}
+    if (tokens.token_type?.toLowerCase() !== 'dpop') return { token: tokens.access_token, kept: true, ...scope }
+    return { token: tokens.access_token, dpop: await this.#dpop.key(issuer), kept: true, ...scope }
   }
 
   /** Keeps a token response (one without an expiry is not kept: when to stop using it is unknown). */
-  async set(issuer: string, key: string, response: { access_token: string; token_type: string; expires_in?: number; scope?: string }): Promise<void> {
+  async set(issuer: string, key: string, response: { access_token: string; token_type: string; expires_in?: number; scope?: string }, requested?: string): Promise<void> {
     if (this.#store === undefined || response.expires_in === undefined) return
+    const scope = response.scope ?? requested
     await this.#store.setTokens(issuer, key, {
       access_token: response.access_token,
       token_type: response.token_type,
       expires_at: Math.floor(Date.now() / 1000) + response.expires_in,
-      ...(response.scope !== undefined ? { scope: response.scope } : {}),
+      ...(scope !== undefined ? { scope } : {}),
     })
   }
 
@@ -149,4 +159,13 @@ export async function probeChallenge(fetchImpl: typeof fetch, serverUrl: string)
   } catch {
     return null
   }
+}
+
+/**
+ * The scope of a machine client's token request: the caller's, else the one the server's challenge
+ * names, else the refused token's (a challenge for an expired or revoked token names none), else
+ * the resource metadata's.
+ */
+export function machineScope(configured: string | undefined, challenge: string | null, refused: HeldToken | undefined, discovered: string | undefined): string | undefined {
+  return configured ?? challengeParams(challenge)?.['scope'] ?? refused?.scope ?? discovered
 }
