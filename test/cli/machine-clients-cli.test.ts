@@ -105,6 +105,11 @@ describe('machine clients from the CLI (issue 28)', () => {
     const token = await run(['token', `${origin}/mcp`, ...reporter, '--no-browser', '--store', store])
     expect(token.code, token.stderr).toBe(0)
     expect(token.stdout.trim()).toMatch(/^[\w.-]{20,}$/)
+    // the kept machine token is forgotten by logout, as a user login's would be
+    expect(Object.keys((JSON.parse(await readFile(store, 'utf8')) as { tokens: object }).tokens)).toHaveLength(1)
+    const logout = await run(['logout', `${origin}/mcp`, '--store', store])
+    expect(logout.code, logout.stderr).toBe(0)
+    expect((JSON.parse(await readFile(store, 'utf8')) as { tokens: object }).tokens).toEqual({})
   })
 
   it('reports a refused client credentials grant (a wrong secret) without a browser (item 4)', async () => {

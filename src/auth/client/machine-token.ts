@@ -75,6 +75,15 @@ export function machineTokenKey(resource: string, grant: string, clientId: strin
   return url.href
 }
 
+/** Whether a token store key is one of {@link machineTokenKey}'s for `resource`. */
+export function isMachineTokenKeyOf(key: string, resource: string): boolean {
+  if (!URL.canParse(key) || !URL.canParse(resource)) return false
+  const url = new URL(key)
+  if (!url.hash.startsWith('#machine=')) return false
+  url.hash = ''
+  return url.href === new URL(resource).href
+}
+
 /**
  * A machine client's tokens kept across runs (issue 28): a new process uses a kept token until it
  * is about to expire instead of asking again, so a one-time workload assertion (its `jti`) is

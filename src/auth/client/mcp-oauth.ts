@@ -10,6 +10,7 @@ import { fetchWithBearer } from './fetch-with-bearer.js'
 import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { challengeParams } from './parse-www-authenticate.js'
+import { isMachineTokenKeyOf } from './machine-token.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
@@ -168,7 +169,12 @@ export class McpOAuth {
   /** Forgets this server's tokens (the registration stays, keyed by issuer). */
   async logout(): Promise<void> {
     const { issuer, resource } = await this.#binding()
-    await this.#options.store.deleteTokens(issuer, resource)
+    const { store } = this.#options
+    await store.deleteTokens(issuer, resource)
+    // and the machine tokens kept for this server (client credentials, JWT bearer)
+    for (const entry of await store.list()) {
+      if (entry.issuer === issuer && isMachineTokenKeyOf(entry.resource, resource)) await store.deleteTokens(issuer, entry.resource)
+    }
   }
 
   /**
