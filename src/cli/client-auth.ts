@@ -1,4 +1,7 @@
 import { JwtBearerAuth } from '../auth/client/jwt-bearer-auth.js'
+import { ClientCredentialsAuth } from '../auth/client/client-credentials-auth.js'
+import type { HeldToken } from '../auth/client/machine-token.js'
+import { McpOAuthError } from '../auth/client/mcp-oauth-error.js'
 import { McpOAuth } from '../auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
@@ -15,13 +18,20 @@ export const CLIENT_OPTIONS = {
   store: { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
+  'client-credentials': { type: 'boolean' },
   'client-metadata-url': { type: 'string' },
   'jwt-bearer-assertion-file': { type: 'string' },
   'jwt-bearer-assertion-env': { type: 'string' },
 } as const
 
-/** What the client commands need of an authentication: the login helper's, or a workload's. */
-export type CliAuth = Pick<McpOAuth, 'fetch' | 'ensureLogin' | 'loginAsked'>
+/** What the client commands need of an authentication: the login helper's, or a machine's. */
+export type CliAuth = Pick<McpOAuth, 'fetch' | 'ensureLogin' | 'loginAsked'> & {
+  /**
+   * A machine's token (client credentials, JWT bearer), without a browser; absent for a user
+   * login, and resolving to undefined when a confidential client turned out to need one.
+   */
+  machineToken?: () => Promise<HeldToken | undefined>
+}
 
 export const CLIENT_USAGE = `
 Login options (any command that may need to log in):
@@ -30,9 +40,13 @@ Login options (any command that may need to log in):
                           port is replaced by another unless given here)
   --store FILE            token store (default ~/.config/mcp-auth/tokens.json, 0600)
   --client-id ID          a client pre-registered at the server's authorization server
-  --client-secret SECRET  its secret, if it is confidential
+  --client-secret SECRET  its secret, if it is confidential; such a client gets its token by
+                          client credentials when the server lets it (no browser), else logs in
+  --client-credentials    use only the client credentials grant (with --client-id and
+                          --client-secret): never a browser
   --client-metadata-url URL
                           this client's metadata document URL (used when the server supports it)
+Machine tokens (client credentials, JWT bearer) are kept in the token store until they expire.
 Workload options (no browser: a JWT the platform issued is the grant, RFC 7523):
   --jwt-bearer-assertion-file FILE
                           the assertion (a JWT) in FILE, read again for every new token
@@ -59,14 +73,73 @@ export function serverUrl(positional: string | undefined): string {
 export function cliClientAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): CliAuth {
   const file = values['jwt-bearer-assertion-file']
   const env = values['jwt-bearer-assertion-env']
-  if (typeof file !== 'string' && typeof env !== 'string') return cliAuth(url, values, options)
+  const clientId = values['client-id']
+  const secret = values['client-secret']
+  const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
+  // `login --scope`: what a machine asks for too
+  const scope = typeof values['scope'] === 'string' ? { scope: values['scope'] } : {}
+  if (typeof file !== 'string' && typeof env !== 'string') {
+    const explicit = values['client-credentials'] === true
+    if (explicit && (typeof clientId !== 'string' || typeof secret !== 'string')) throw new UsageError('--client-credentials needs --client-id and --client-secret')
+    if (typeof clientId !== 'string' || typeof secret !== 'string') return cliAuth(url, values, options)
+    return clientCredentialsFirst(url, values, options, new ClientCredentialsAuth(url, { clientId, clientSecret: secret, store, ...scope }), explicit)
+  }
   if (typeof file === 'string' && typeof env === 'string') throw new UsageError('give the assertion in a file or in a variable, not both')
+  if (values['client-credentials'] === true) throw new UsageError('--client-credentials and a JWT bearer assertion are two grants: give one')
   const workload = new JwtBearerAuth(url, {
     ...(typeof file === 'string' ? { assertionFile: file } : { assertionEnv: env as string }),
-    ...(typeof values['client-id'] === 'string' ? { clientId: values['client-id'] } : {}),
-    ...(typeof values['client-secret'] === 'string' ? { clientSecret: values['client-secret'] } : {}),
+    ...(typeof clientId === 'string' ? { clientId } : {}),
+    ...(typeof secret === 'string' ? { clientSecret: secret } : {}),
+    ...scope,
+    store,
   })
-  return { fetch: workload.fetch, ensureLogin: async () => {}, loginAsked: async () => false }
+  return { fetch: workload.fetch, ensureLogin: async () => {}, loginAsked: async () => false, machineToken: () => workload.accessToken() }
+}
+
+/**
+ * A confidential client's authentication: the client credentials grant first (no browser). When
+ * the authorization server says this client may not use that grant (`unauthorized_client`) and
+ * `--client-credentials` was not given, a browser login instead; any other refusal (a wrong
+ * secret, `invalid_scope`…) is the command's error, never a login page.
+ */
+function clientCredentialsFirst(
+  url: string,
+  values: Record<string, string | boolean | undefined>,
+  options: { signal?: AbortSignal; loginOutsideFetch?: boolean },
+  machine: ClientCredentialsAuth,
+  explicit: boolean,
+): CliAuth {
+  let login: McpOAuth | undefined
+  const instead = (error: unknown): McpOAuth => {
+    const { error: code, error_description: description } = oauthRefusal(error)
+    if (explicit || code !== 'unauthorized_client') {
+      if (typeof code !== 'string') throw error
+      const said = `${code}${typeof description === 'string' && description !== '' ? ` (${description})` : ''}`
+      throw new McpOAuthError('token', `the authorization server refused the client credentials grant: ${said}`, { cause: error })
+    }
+    login ??= cliAuth(url, values, options)
+    return login
+  }
+  return {
+    fetch: async (input, init) => {
+      if (login !== undefined) return login.fetch(input, init)
+      try {
+        return await machine.fetch(input, init)
+      } catch (error) {
+        return instead(error).fetch(input, init)
+      }
+    },
+    ensureLogin: async () => login?.ensureLogin(),
+    loginAsked: async () => (login === undefined ? false : login.loginAsked()),
+    machineToken: async () => {
+      try {
+        return await machine.accessToken()
+      } catch (error) {
+        instead(error)
+        return undefined
+      }
+    },
+  }
 }
 
 /**
@@ -119,4 +192,14 @@ export async function connectClient(url: string, auth: CliAuth, options: { signa
     }
     return client
   })
+}
+
+/** The OAuth error of a refused token request: in the body (400), or in the challenge of a 401 (a wrong client secret). */
+function oauthRefusal(error: unknown): { error?: unknown; error_description?: unknown } {
+  const challenges = (error as { code?: unknown; cause?: unknown }).cause
+  if ((error as { code?: unknown }).code === 'OAUTH_WWW_AUTHENTICATE_CHALLENGE' && Array.isArray(challenges)) {
+    const parameters = (challenges[0] as { parameters?: { error?: unknown; error_description?: unknown } } | undefined)?.parameters
+    if (parameters !== undefined) return parameters
+  }
+  return error as { error?: unknown; error_description?: unknown }
 }

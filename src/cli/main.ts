@@ -49,6 +49,13 @@ function usage(): string {
   ].join('\n')
 }
 
+// `mcp-auth tools … | head -3`: a reader that stopped reading ends the output, not with a stack
+// trace (issue 28). Exit 0 quietly, as Unix tools do when their pipe closes.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 async function main(argv: string[]): Promise<number> {
   const [verb, ...rest] = argv
   if (verb === undefined || verb === '--help' || verb === '-h' || verb === 'help') {

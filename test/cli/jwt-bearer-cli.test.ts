@@ -59,20 +59,27 @@ describe('mcp-auth call as a workload (JWT bearer grant)', () => {
   it('calls a tool with the assertion from a file, and from an environment variable', async () => {
     const file = join(dir, 'token.jwt')
     await writeFile(file, await platformToken())
-    const fromFile = await runCli(['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-file', file])
+    const fromFile = await runCli(['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-file', file, '--store', join(dir, 'from-file.json')])
     expect(fromFile.stderr).not.toContain('open this URL')
     expect(fromFile.code, fromFile.stderr).toBe(0)
     expect(fromFile.stdout).toContain('nightly-job')
-    const fromEnv = await runCli(['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-env', 'PLATFORM_TOKEN'], {
-      env: { PLATFORM_TOKEN: await platformToken() },
-    })
+    // each run its own token store: machine tokens are kept there until they expire (issue 28)
+    const fromEnv = await runCli(
+      ['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-env', 'PLATFORM_TOKEN', '--store', join(dir, 'from-env.json')],
+      {
+        env: { PLATFORM_TOKEN: await platformToken() },
+      },
+    )
     expect(fromEnv.code, fromEnv.stderr).toBe(0)
   })
 
   it('reports a refused assertion with the reason, without opening a browser', async () => {
-    const refused = await runCli(['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-env', 'PLATFORM_TOKEN'], {
-      env: { PLATFORM_TOKEN: await platformToken('https://elsewhere.example.com') },
-    })
+    const refused = await runCli(
+      ['call', `${origin}/mcp`, 'whoami', '--client-id', 'nightly-job', '--jwt-bearer-assertion-env', 'PLATFORM_TOKEN', '--store', join(dir, 'refused.json')],
+      {
+        env: { PLATFORM_TOKEN: await platformToken('https://elsewhere.example.com') },
+      },
+    )
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).toContain('invalid_grant')
     expect(refused.stderr).toContain('another audience')

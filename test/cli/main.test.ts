@@ -66,4 +66,26 @@ describe('mcp-auth CLI', () => {
       ]),
     )
   })
+
+  it('takes the same login options in every client command (issue 28)', async () => {
+    const flags = [
+      '--no-browser',
+      '--callback-port',
+      '--store',
+      '--client-id',
+      '--client-secret',
+      '--client-metadata-url',
+      '--jwt-bearer-assertion-file',
+      '--jwt-bearer-assertion-env',
+      '--client-credentials',
+    ]
+    for (const verb of ['login', 'logout', 'whoami', 'token', 'tools', 'call', 'proxy']) {
+      const { code, stdout } = await runCli([verb, '--help'])
+      expect(code).toBe(0)
+      for (const flag of flags) expect(stdout, `${verb} --help`).toContain(flag)
+    }
+    const whoami = await runCli(['whoami', 'http://127.0.0.1:9/mcp', '--no-browser', '--callback-port', '0', '--store', '/nonexistent/mcp-auth-tokens.json'])
+    expect(whoami.stderr).not.toContain('Unknown option')
+    expect(whoami.code).toBe(1)
+  })
 })

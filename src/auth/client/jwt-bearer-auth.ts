@@ -3,7 +3,8 @@ import * as client from 'openid-client'
 import { clientConfiguration } from './client-configuration.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { discoverAuthorization } from './discover.js'
-import { MachineDpop, sendWithToken, type HeldToken } from './machine-token.js'
+import { MachineDpop, MachineTokenCache, machineFetch, machineScope, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
+import type { TokenStore } from './token-store.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
 
 /** RFC 7523 §2.1: the grant type of a JWT used as an authorization grant. */
@@ -22,6 +23,11 @@ export interface JwtBearerOptions {
   clientSecret?: string
   scope?: string
   fetch?: typeof fetch
+  /**
+   * Keeps tokens here until they expire, for the next instance (the CLI's next run): a one-time
+   * assertion (its `jti`) is then presented once, not again by every run.
+   */
+  store?: TokenStore
 }
 
 /**
@@ -40,7 +46,8 @@ export class JwtBearerAuth {
   readonly #serverUrl: string
   readonly #options: JwtBearerOptions
   readonly #fetch: typeof fetch
-  readonly #dpop = new MachineDpop()
+  readonly #dpop: MachineDpop
+  readonly #kept: MachineTokenCache
   #token: Promise<HeldToken> | undefined
 
   constructor(serverUrl: string, options: JwtBearerOptions) {
@@ -49,16 +56,25 @@ export class JwtBearerAuth {
     this.#serverUrl = serverUrl
     this.#options = options
     this.#fetch = options.fetch ?? globalThis.fetch
+    this.#dpop = new MachineDpop(options.store)
+    this.#kept = new MachineTokenCache(options.store, this.#dpop)
   }
 
-  readonly fetch: typeof fetch = async (input, init) => {
-    const held = this.#token === undefined ? undefined : await this.#token.catch(() => undefined)
-    const first = await sendWithToken(this.#fetch, input, init, held)
-    if (first.status !== 401) return first
-    const challenge = first.headers.get('www-authenticate')
-    await first.body?.cancel()
-    this.#token = this.#obtain(challenge)
-    return sendWithToken(this.#fetch, input, init, await this.#token)
+  readonly fetch: typeof fetch = machineFetch(
+    (input, init) => this.#fetch(input, init),
+    {
+      get: () => this.#token,
+      set: (token) => {
+        this.#token = token
+      },
+    },
+    (challenge, refused) => this.#obtain(challenge, refused),
+  )
+
+  /** The access token (a kept one while it is valid), without a request to the MCP server. */
+  accessToken(): Promise<HeldToken> {
+    this.#token ??= probeChallenge(this.#fetch, this.#serverUrl).then((challenge) => this.#obtain(challenge, undefined))
+    return this.#token
   }
 
   async #assertion(): Promise<string> {
@@ -77,17 +93,25 @@ export class JwtBearerAuth {
     return value
   }
 
-  async #obtain(challenge: string | null): Promise<HeldToken> {
+  async #obtain(challenge: string | null, refused: HeldToken | undefined): Promise<HeldToken> {
     const discovered = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
     const { server, resource } = discovered
     const { clientId, clientSecret } = this.#options
+    const kept = machineTokenKey(resource, JWT_BEARER_GRANT, clientId ?? '')
+    if (refused !== undefined) await this.#kept.delete(server.issuer, kept)
+    else {
+      const held = await this.#kept.get(server.issuer, kept)
+      if (held !== undefined) return held
+    }
     const auth = clientSecret !== undefined ? clientSecretBasic(clientSecret) : client.None()
     const config = clientConfiguration(server, clientId ?? '', auth, this.#fetch)
-    const scope = this.#options.scope ?? discovered.scope
+    const scope = machineScope(this.#options.scope, challenge, refused, discovered.scope)
     const { key, options } = await this.#dpop.forRequest(server, config)
     const parameters: Record<string, string> = { assertion: await this.#assertion(), resource, ...(scope !== undefined ? { scope } : {}) }
     try {
-      return MachineDpop.held(await client.genericGrantRequest(config, JWT_BEARER_GRANT, parameters, options), key)
+      const response = await client.genericGrantRequest(config, JWT_BEARER_GRANT, parameters, options)
+      await this.#kept.set(server.issuer, kept, response, scope)
+      return MachineDpop.held(response, key, scope)
     } catch (error) {
       const { error: code, error_description: description } = error as { error?: unknown; error_description?: unknown }
       const said = typeof code === 'string' ? `${code}${typeof description === 'string' && description !== '' ? `: ${description}` : ''}` : (error as Error).message

@@ -28,6 +28,11 @@ export async function startLoopbackCallback(
     timeoutMs?: number
     /** Runs on the arriving response before anything else; what it throws rejects `result` and the page says the sign-in was refused. */
     check?: (response: URL) => void
+    /**
+     * The login's `state`: a request carrying another (a stray tab, a page probing loopback ports)
+     * is answered with a page saying so and ignored; the login goes on waiting for its own.
+     */
+    state?: string
     /** Aborting stops the wait: the listener closes and `result` rejects with the signal's reason. */
     signal?: AbortSignal
   } = {},
@@ -44,6 +49,11 @@ export async function startLoopbackCallback(
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`)
     if (url.pathname !== path) {
       res.writeHead(404).end()
+      return
+    }
+    if (options.state !== undefined && url.searchParams.get('state') !== options.state) {
+      res.writeHead(400, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'referrer-policy': 'no-referrer' })
+      res.end(PAGE('Not this sign-in', 'This response does not belong to the sign-in the application is waiting for, so it was ignored. You can close this window.'))
       return
     }
     try {

@@ -10,6 +10,7 @@ import { fetchWithBearer } from './fetch-with-bearer.js'
 import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { challengeParams } from './parse-www-authenticate.js'
+import { isMachineTokenKeyOf } from './machine-token.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
@@ -168,7 +169,12 @@ export class McpOAuth {
   /** Forgets this server's tokens (the registration stays, keyed by issuer). */
   async logout(): Promise<void> {
     const { issuer, resource } = await this.#binding()
-    await this.#options.store.deleteTokens(issuer, resource)
+    const { store } = this.#options
+    await store.deleteTokens(issuer, resource)
+    // and the machine tokens kept for this server (client credentials, JWT bearer)
+    for (const entry of await store.list()) {
+      if (entry.issuer === issuer && isMachineTokenKeyOf(entry.resource, resource)) await store.deleteTokens(issuer, entry.resource)
+    }
   }
 
   /**
@@ -337,7 +343,9 @@ export class McpOAuth {
       throw new McpOAuthError('authorization', `${server.issuer} does not advertise PKCE S256; refusing to log in (MCP 2025-11-25)`)
     }
     const stored = await this.#options.store.getClient(server.issuer)
+    const state = client.randomState()
     const callback = await startLoopbackCallback({
+      state,
       // RFC 9207: the issuer recorded with this login's verifier and state, checked on arrival
       check: (response) => checkResponseIssuer(response, server),
       port: this.#options.callbackPort ?? portOf(stored?.redirect_uris?.[0]),
@@ -349,7 +357,6 @@ export class McpOAuth {
       const registration = await this.#registration(server, stored, callback.redirectUri)
       const config = this.#configuration(server, registration)
       const verifier = client.randomPKCECodeVerifier()
-      const state = client.randomState()
       const scope = requestedScope(options.scope ?? discovered.scope, server)
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: callback.redirectUri,

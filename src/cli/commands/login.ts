@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, cliClientAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const loginCommand: Command = {
@@ -20,6 +20,12 @@ ${CLIENT_USAGE}  -h, --help      show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
+    // a machine (client credentials, JWT bearer) gets its token, kept in the store, without a browser
+    const machine = await cliClientAuth(url, values, { signal }).machineToken?.()
+    if (machine !== undefined) {
+      process.stdout.write(`got a token for ${url} as client ${String(values['client-id'] ?? '')} (no browser; kept until it expires)\n`)
+      return
+    }
     const auth = cliAuth(url, values, { signal })
     const tokens = await auth.login(typeof values.scope === 'string' ? { scope: values.scope } : {})
     process.stdout.write(`logged in to ${url}${tokens.scope ? ` (scope: ${tokens.scope})` : ''}\n`)

@@ -1,20 +1,19 @@
-import { CLIENT_OPTIONS, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const logoutCommand: Command = {
   name: 'logout',
   summary: 'forget the tokens for a protected MCP server',
   usage: `
-Usage: mcp-auth logout <url> [--store FILE]
+Usage: mcp-auth logout <url> [login options]
 
 Deletes the stored tokens for this server (the client registration at its authorization server is
 kept for the next login).
 
-Options:
-  --store FILE   token store (default ~/.config/mcp-auth/tokens.json)
-  -h, --help     show this help
+The login options are those of every client command (only --store matters here).
+${CLIENT_USAGE}  -h, --help   show this help
 `,
-  options: { store: CLIENT_OPTIONS.store },
+  options: { ...CLIENT_OPTIONS },
   allowPositionals: true,
   async run(values, positionals) {
     const url = serverUrl(positionals[0])

@@ -28,16 +28,33 @@ ${CLIENT_USAGE}  -h, --help   show this help
     const toolListIds = new Set<unknown>()
     // input schemas of the tools the host listed, for the Mcp-Param-* headers of its tool calls (2026-07-28)
     const inputSchemas = new Map<string, object>()
+    // A host may write `initialize` and its next messages at once (issue 28): what follows an
+    // initialize waits for its answer (the session id, the negotiated version), then goes out in
+    // the order it came. Without an initialize (2026-07-28) nothing waits.
+    let handshake: Promise<void> = Promise.resolve()
+    const answered = new Map<unknown, () => void>()
     local.onmessage = (payload) => {
       let headers: Record<string, string> | undefined
+      const before = handshake
       for (const message of Array.isArray(payload) ? payload : [payload]) {
         const { id, method, params } = message as { id?: unknown; method?: unknown; params?: { name?: unknown; arguments?: unknown } }
-        if (method === 'initialize') initializeIds.add(id)
+        if (method === 'initialize') {
+          initializeIds.add(id)
+          const done = new Promise<void>((resolve) => answered.set(id, resolve))
+          handshake = handshake.then(() => done)
+        }
         if (method === 'tools/list') toolListIds.add(id)
         const schema = method === 'tools/call' && typeof params?.name === 'string' ? inputSchemas.get(params.name) : undefined
         if (schema !== undefined) headers = paramHeaders(schema, params?.arguments)
       }
+      void before.then(() => forward(payload, headers))
+    }
+    const forward = (payload: unknown, headers: Record<string, string> | undefined): void => {
       remote.send(payload as never, headers === undefined ? {} : { headers }).catch((error: Error) => {
+        for (const message of Array.isArray(payload) ? payload : [payload]) {
+          const { id, method } = message as { id?: unknown; method?: unknown }
+          if (method === 'initialize') answered.get(id)?.()
+        }
         process.stderr.write(`mcp-auth proxy: ${error.message}\n`)
         // the host gets an answer instead of waiting for its timeout
         for (const message of Array.isArray(payload) ? payload : [payload]) {
@@ -53,6 +70,8 @@ ${CLIENT_USAGE}  -h, --help   show this help
         const { id, result } = message as { id?: unknown; result?: { protocolVersion?: unknown; tools?: unknown } }
         // The negotiated version travels on every later request (MCP-Protocol-Version).
         if (initializeIds.delete(id) && typeof result?.protocolVersion === 'string') remote.setProtocolVersion(result.protocolVersion)
+        answered.get(id)?.()
+        answered.delete(id)
         if (toolListIds.delete(id) && Array.isArray(result?.tools)) {
           for (const tool of result.tools as Array<{ name?: unknown; inputSchema?: unknown }>) {
             if (typeof tool?.name === 'string' && typeof tool.inputSchema === 'object' && tool.inputSchema !== null) inputSchemas.set(tool.name, tool.inputSchema)

@@ -1,4 +1,4 @@
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, cliClientAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const tokenCommand: Command = {
@@ -8,7 +8,8 @@ export const tokenCommand: Command = {
 Usage: mcp-auth token <url> [login options]
 
 Prints the access token for the server on stdout, and nothing else: the stored one while it is
-valid, a refreshed one when it is due, or one from a browser login when there is none. For tools
+valid, a refreshed one when it is due, or one from a browser login when there is none (a
+machine's token by client credentials or JWT bearer, never a browser, with those options). For tools
 that take a bearer token (MCP Inspector's "Authentication" field, curl):
 
   curl -H "Authorization: Bearer $(mcp-auth token http://localhost:4000/mcp)" ...
@@ -24,6 +25,14 @@ ${CLIENT_USAGE}  -h, --help   show this help
   interruptible: true,
   async run(values, positionals, { signal }) {
     const url = serverUrl(positionals[0])
+    const machine = await cliClientAuth(url, values, { signal }).machineToken?.()
+    if (machine !== undefined) {
+      if (machine.dpop !== undefined) {
+        process.stderr.write('mcp-auth token: this token is DPoP-bound: it works only with a proof of the key in the token store (mcp-auth call, tools, proxy)\n')
+      }
+      process.stdout.write(`${machine.token}\n`)
+      return 0
+    }
     const auth = cliAuth(url, values, { signal })
     const token = await auth.accessToken()
     if (token === undefined) {

@@ -1,22 +1,21 @@
 import { decodeJwt } from 'jose'
-import { CLIENT_OPTIONS, cliAuth, serverUrl } from '../client-auth.js'
+import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
 
 export const whoamiCommand: Command = {
   name: 'whoami',
   summary: 'show the stored login for a protected MCP server',
   usage: `
-Usage: mcp-auth whoami <url> [--store FILE]
+Usage: mcp-auth whoami <url> [login options]
 
 Prints what the stored access token says (account, subject, client, scope, when it expires or
 whether it has; decoded, not verified: only the server can verify it). Exit code 1 when not
 logged in.
 
-Options:
-  --store FILE   token store (default ~/.config/mcp-auth/tokens.json)
-  -h, --help     show this help
+The login options are those of every client command (only --store matters here).
+${CLIENT_USAGE}  -h, --help   show this help
 `,
-  options: { store: CLIENT_OPTIONS.store },
+  options: { ...CLIENT_OPTIONS },
   allowPositionals: true,
   async run(values, positionals) {
     const url = serverUrl(positionals[0])

@@ -70,6 +70,19 @@ async function callTool(auth: McpOAuth, name: string) {
 }
 
 describe('McpOAuth against mcp-auth start', () => {
+  it('is not ended by a stray request to its callback with another state (issue 28): the login completes', async () => {
+    const store = new FileTokenStore(join(dir, 'stray', 'tokens.json'))
+    const form = formHandoff()
+    const handoff = async (url: URL) => {
+      const stray = await fetch(`${url.searchParams.get('redirect_uri')!}?code=stray&state=not-this-login`)
+      expect(stray.status).toBe(400)
+      await form(url)
+    }
+    const result = await callTool(new McpOAuth(`${stack.origin}/mcp`, { store, handoff }), 'whoami')
+    expect(result.isError).not.toBe(true)
+    expect(form.calls).toBe(1)
+  })
+
   it('turns the first 401 into a login, calls the tool, and keeps the tokens in a 0600 file', async () => {
     const store = new FileTokenStore(join(dir, 'first', 'tokens.json'))
     const handoff = formHandoff()

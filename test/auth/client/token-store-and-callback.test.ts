@@ -87,6 +87,18 @@ describe('startLoopbackCallback', () => {
     expect((await callback.result).searchParams.get('code')).toBe('abc')
   })
 
+  it('ignores a request with another state (issue 28): answered with a page, the login goes on waiting for its own', async () => {
+    const callback = await startLoopbackCallback({ state: 'the-login', check: () => {} })
+    const stray = await fetch(`${callback.redirectUri}?code=stray&state=another`)
+    expect(stray.status).toBe(400)
+    expect(await stray.text()).toContain('Not this sign-in')
+    const missing = await fetch(`${callback.redirectUri}?code=stray`)
+    expect(missing.status).toBe(400)
+    const own = await fetch(`${callback.redirectUri}?code=abc&state=the-login`)
+    expect(own.status).toBe(200)
+    expect((await callback.result).searchParams.get('code')).toBe('abc')
+  })
+
   it('refuses a response its check throws on: the page says so and the result rejects with that error', async () => {
     const refusal = new Error('wrong issuer')
     const callback = await startLoopbackCallback({
