@@ -47,6 +47,9 @@ beforeAll(async () => {
   await mkdir(join(dir, 'node_modules', '@types'), { recursive: true })
   await symlink(REPO_ROOT, join(dir, 'node_modules', 'mcp-auth'), 'dir')
   await symlink(join(REPO_ROOT, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir')
+  // Koa and its types come with the package (dependencies): a snippet that mounts our middleware imports them
+  await symlink(join(REPO_ROOT, 'node_modules', 'koa'), join(dir, 'node_modules', 'koa'), 'dir')
+  await symlink(join(REPO_ROOT, 'node_modules', '@types', 'koa'), join(dir, 'node_modules', '@types', 'koa'), 'dir')
   await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'snippets', private: true, type: 'module' }))
 })
 afterAll(async () => {
