@@ -5,7 +5,7 @@ import { McpOAuthError } from '../auth/client/mcp-oauth-error.js'
 import { McpOAuth } from '../auth/client/mcp-oauth.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
-import { StreamableHttpClientTransport } from '../transports/http-client/index.js'
+import { connectHttp } from '../transports/http-client/index.js'
 import { parsePort, UsageError } from './command.js'
 import { isLoopbackHostname } from '../config/loopback-hosts.js'
 import { defaults } from '../config/defaults.js'
@@ -185,7 +185,8 @@ export async function connectClient(url: string, auth: CliAuth, options: { signa
   return withLogin(auth, async () => {
     const client = new McpClient({ name: 'mcp-auth-cli', version: '0.1.0' }, requestTimeoutMs === undefined ? {} : { requestTimeoutMs })
     try {
-      await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }), signal === undefined ? {} : { signal })
+      // Streamable HTTP, else the 2024-11-05 HTTP+SSE transport on the same URL (a server's /sse)
+      await connectHttp(client, url, { fetch: auth.fetch, ...(signal === undefined ? {} : { signal }) })
     } catch (error) {
       await client.close().catch(() => undefined)
       throw error
