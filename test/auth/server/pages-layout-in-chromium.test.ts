@@ -47,7 +47,7 @@ beforeAll(async () => {
     const url = new URL(req.url!, helperOrigin)
     if (url.pathname === '/logo.svg') return void res.writeHead(200, { 'content-type': 'image/svg+xml' }).end(svg)
     if (url.pathname === '/callback') arrived.push(url)
-    if (serveHome !== undefined && serveHome(req, res)) return
+    if (serveHome?.(req, res)) return
     res.setHeader('content-type', 'text/html')
     res.end('<!doctype html><title>done</title><p id="done">You can close this window.</p>')
   })
