@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_BRANDING, type PageBranding } from './branding.js'
+import { prefersDarkText } from './relative-luminance.js'
 
 /** Where the templates live: `views/` at the package root (from src/ and from dist/ alike). */
 const VIEWS_DIR = fileURLToPath(new URL('../../views/', import.meta.url))
@@ -34,9 +35,11 @@ function fill(text: string, values: Record<string, unknown>): string {
 /** The layout's branding parts: the colours as CSS custom properties (hex only, validated), the logo. */
 function brandValues(branding: PageBranding): Record<string, string> {
   const { primary, background, text } = branding.colors
+  // A configured background fixes the page's scheme (light or dark by its luminance), so the
+  // browser's own text and form colours stay readable on it whatever the reader's OS prefers.
   const rules = [
-    primary !== undefined ? `:root { --accent: ${primary}; }` : '',
-    background !== undefined ? `body { background: ${background}; }` : '',
+    primary !== undefined ? `:root { --accent: ${primary}; --on-accent: ${prefersDarkText(primary) ? '#111' : '#fff'}; }` : '',
+    background !== undefined ? `:root { color-scheme: ${prefersDarkText(background) ? 'light' : 'dark'}; } body { background: ${background}; }` : '',
     text !== undefined ? `body { color: ${text}; }` : '',
   ].join('')
   return {

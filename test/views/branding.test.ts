@@ -114,3 +114,18 @@ describe('docs/authorization-server.md', () => {
     expect(pageHeaders(resolved.branding)['content-security-policy']).toContain('img-src https://cdn.example.com;')
   })
 })
+
+describe('colours the operator sets', () => {
+  it('keep button text and the page readable: dark text on a light primary, a light scheme on a light background', async () => {
+    const { prefersDarkText } = await import('../../src/views/relative-luminance.js')
+    expect(prefersDarkText('#fde047')).toBe(true)
+    expect(prefersDarkText('#0f766e')).toBe(false)
+    expect(prefersDarkText('#fff')).toBe(true)
+    expect(prefersDarkText('#000')).toBe(false)
+    const light = renderView('error', 'Error', { error: 'x', description: 'y' }, resolveBranding({ colors: { primary: '#fde047', background: '#ffffff' } }))
+    expect(light).toContain('--on-accent: #111;')
+    expect(light).toContain('color-scheme: light;')
+    const dark = renderView('error', 'Error', { error: 'x', description: 'y' }, resolveBranding({ colors: { background: '#111827' } }))
+    expect(dark).toContain('color-scheme: dark;')
+  })
+})

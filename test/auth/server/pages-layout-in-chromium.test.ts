@@ -322,8 +322,7 @@ describe('branding', () => {
     })
     expect(page2.headers.get('content-security-policy')).toContain('img-src data:;')
     const html = await page2.text()
-    expect(html).toContain(
-      `<style>:root { --accent: ${branding.colors.primary}; }body { background: ${branding.colors.background}; }body { color: ${branding.colors.text}; }</style>`,
-    )
+    expect(html).toContain(`:root { --accent: ${branding.colors.primary}; --on-accent: #fff; }`)
+    expect(html).toContain(`:root { color-scheme: light; } body { background: ${branding.colors.background}; }body { color: ${branding.colors.text}; }`)
   })
 })
