@@ -6,7 +6,9 @@ import { escapeHtml } from './render-view.js'
  * host wider than the screen scrolls inside its box), so a narrow screen never shows half a host.
  */
 export function breakableUrl(url: string): string {
-  const { origin, protocol } = new URL(url)
+  const parsed = URL.parse(url)
+  if (parsed === null || parsed.origin === 'null') return escapeHtml(url)
+  const { origin, protocol } = parsed
   const parts = url.slice(origin.length).split('/').map(escapeHtml)
   const host = origin.slice(protocol.length + 2)
   return `${escapeHtml(protocol)}//<wbr><span class="host">${escapeHtml(host)}</span><wbr>${parts.join('/<wbr>')}`
