@@ -6,7 +6,7 @@
  * colours) is on every page, the CSP allowing the logo's origin and nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -80,6 +80,9 @@ afterAll(async () => {
   helper?.closeAllConnections()
   await new Promise((resolve) => helper?.close(resolve))
   await Promise.all([s?.stop(true), logoServer?.stop(true)])
+  // screenshots are for a person to look at: MCP_AUTH_KEEP_SCREENSHOTS=1 keeps them (the path is printed)
+  if (process.env['MCP_AUTH_KEEP_SCREENSHOTS'] === undefined) await rm(shots, { recursive: true, force: true })
+  else console.log(`screenshots in ${shots}`)
 })
 
 async function authorization(server: RunningAuthServer, scope: string, clientName?: string) {
