@@ -1,15 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { protectedResourceMetadataUrl } from '../auth/resource/resource-uri.js'
 import { defaults } from '../config/defaults.js'
-import { escapeHtml, PAGE_HEADERS, renderView } from '../views/render-view.js'
+import { resolveBranding, type BrandingInput, type PageBranding } from '../views/branding.js'
+import { escapeHtml, pageHeaders, renderView } from '../views/render-view.js'
 
 export interface HomePageOptions {
   /** The public origin, e.g. http://localhost:4000 (the issuer and the resources' origin). */
   origin: string
   /** The protected MCP server's resource identifier (its Streamable HTTP URL). */
   resource: string
-  /** Shown as the page's heading and title. */
-  serverName?: string
+  /**
+   * The operator's product name (the page's heading and title), logo and colours: the
+   * authorization server's `branding`, so the home page looks like its login and consent pages.
+   */
+  branding?: BrandingInput
   /** Where the documentation is read; without one the page names the package's README and docs/. */
   docsUrl?: string
 }
@@ -39,7 +43,7 @@ const METADATA_LABELS: ReadonlyArray<[keyof HomePageLinks['metadata'], string]> 
 export function homePageLinks(options: HomePageOptions): HomePageLinks {
   const origin = new URL(options.origin).origin
   const links: HomePageLinks = {
-    name: options.serverName ?? defaults.homePage.serverName,
+    name: options.branding?.productName ?? defaults.branding.productName,
     endpoints: {
       streamableHttp: options.resource,
       sse: `${origin}${defaults.legacySse.ssePath}`,
@@ -68,19 +72,24 @@ function item(url: string, label: string): string {
   return `<li><a href="${escapeHtml(url)}"><code>${breakable(url)}</code></a><br><span class="muted">${escapeHtml(label)}</span></li>`
 }
 
-function render(links: HomePageLinks): string {
+function render(links: HomePageLinks, branding: PageBranding): string {
   const docs =
     links.docs === undefined
       ? 'The <code>README.md</code> and <code>docs/</code> of the mcp-auth package: configuration, clients, deployment.'
       : `<a href="${escapeHtml(links.docs)}">${escapeHtml(links.docs)}</a>`
-  return renderView('home', 'Home', {
-    serverName: links.name,
-    origin: new URL(links.endpoints.streamableHttp).origin,
-    mcpUrl: breakable(links.endpoints.streamableHttp),
-    endpointItems: ENDPOINT_LABELS.map(([key, label]) => item(links.endpoints[key], label)).join(''),
-    metadataItems: METADATA_LABELS.map(([key, label]) => item(links.metadata[key], label)).join(''),
-    docs,
-  })
+  return renderView(
+    'home',
+    'Home',
+    {
+      productName: links.name,
+      origin: new URL(links.endpoints.streamableHttp).origin,
+      mcpUrl: breakable(links.endpoints.streamableHttp),
+      endpointItems: ENDPOINT_LABELS.map(([key, label]) => item(links.endpoints[key], label)).join(''),
+      metadataItems: METADATA_LABELS.map(([key, label]) => item(links.metadata[key], label)).join(''),
+      docs,
+    },
+    branding,
+  )
 }
 
 /** Whether the client asked for JSON before HTML (`Accept: application/json`). */
@@ -105,7 +114,9 @@ function wantsJson(accept: string | undefined): boolean {
  */
 export function homePage(options: HomePageOptions): (req: IncomingMessage, res: ServerResponse) => boolean {
   const links = homePageLinks(options)
-  const html = render(links)
+  const branding = resolveBranding(options.branding)
+  const headers = pageHeaders(branding)
+  const html = render(links, branding)
   const json = JSON.stringify(links)
   return (req, res) => {
     const url = req.url ?? '/'
@@ -118,7 +129,7 @@ export function homePage(options: HomePageOptions): (req: IncomingMessage, res: 
     const asJson = wantsJson(req.headers.accept)
     const body = asJson ? json : html
     res.writeHead(200, {
-      ...PAGE_HEADERS,
+      ...headers,
       'content-type': asJson ? 'application/json' : 'text/html; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       vary: 'Accept',

@@ -301,6 +301,15 @@ export const defaults = {
      * accepted (refresh tokens, see `refreshTokens`).
      */
     resourceScopes: ['mcp'],
+    /**
+     * What the consent page says a scope lets an application do, for scopes a resource offers
+     * without describing them itself (`scopeDescriptions`). A scope found in neither is shown as
+     * one the server did not describe.
+     */
+    scopeDescriptions: {
+      mcp: 'Use this MCP server as you: list and call its tools, read its resources and prompts',
+      'mcp:admin': 'Use its administrator tools as well',
+    } as Record<string, string>,
     /** Scopes the server knows besides resource scopes (OIDC ones for clients that ask for them). */
     oidcScopes: ['openid', 'profile', 'email', 'offline_access'],
     /** Signing algorithm of JWT access tokens (RFC 9068) and the key type generated for it. */
@@ -524,6 +533,8 @@ export const defaults = {
     requiredScopes: ['mcp'],
     /** Extra scopes per demo tool (a call without them gets 403 insufficient_scope naming them). */
     toolScopes: { admin_stats: ['mcp:admin'] } as Record<string, string[]>,
+    /** The demo resource's description on the consent page. */
+    description: 'The demo MCP server of mcp-auth start: tools, resources and prompts that show every MCP feature',
   },
   oauthClient: {
     /** Timeout (ms) of every discovery, registration and token request the client makes. */
@@ -547,9 +558,21 @@ export const defaults = {
     /** Retries of one request after a `use_dpop_nonce` challenge (RFC 9449 §8, §9). */
     dpopNonceRetries: 1,
   },
-  homePage: {
-    /** Heading and title of the page `mcp-auth start` serves at `/` (the pages' own default name). */
-    serverName: 'mcp-auth',
+  branding: {
+    /**
+     * The product name in every page's header and title (login, consent, logout, errors, the home
+     * page of `mcp-auth start`) unless `branding.productName` is configured.
+     */
+    productName: 'mcp-auth',
+    /** Longest configured product name (characters): a header line, not a paragraph. */
+    maxProductNameLength: 60,
+    /**
+     * Largest `data:` logo (characters of the URI). 64 KiB holds any sensible logo; every page
+     * carries it inline, so a bigger one would slow every sign-in.
+     */
+    maxLogoDataUriLength: 64 * 1024,
+    /** Longest description of a resource or of one scope (characters): a line on the consent page. */
+    maxDescriptionLength: 300,
   },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */

@@ -304,6 +304,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       issuer: options.issuer,
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
+      branding: options.branding,
       ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: upstreamLogin, upstreamSessions } : {}),
       ...(limits !== false ? { loginLimits: { perAddress: limiter('login-address', limits.loginPerAddress), perAccount: limiter('login-account', limits.loginPerAccount) } } : {}),
     }),

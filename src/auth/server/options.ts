@@ -5,6 +5,7 @@ import type { RedisConnection } from '../../storage/redis/connection.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { isLoopbackHostname } from '../../config/loopback-hosts.js'
 import { isRefusedAddress } from '../../net/guarded-fetch.js'
+import { brandingSchema, resolveBranding, type PageBranding } from '../../views/branding.js'
 
 const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'scope tokens are printable ASCII without spaces, quotes or backslashes')
 const seconds = z.number().int().positive()
@@ -30,6 +31,10 @@ export const resourceSchema = z.strictObject({
   defaultScopes: z.array(scopeToken).optional(),
   /** Shown on the consent page beside the URI. */
   name: z.string().min(1).max(200).optional(),
+  /** What this server is, shown on the consent page under its name. */
+  description: z.string().min(1).max(defaults.branding.maxDescriptionLength).optional(),
+  /** What each scope lets an application do, shown on the consent page (scope → sentence; only scopes this resource offers). */
+  scopeDescriptions: z.record(scopeToken, z.string().min(1).max(defaults.branding.maxDescriptionLength)).optional(),
   tokenFormat: z.enum(['jwt', 'opaque']).optional(),
   /** Lifetime (seconds) of access tokens for this resource; default `ttl.accessToken`. */
   accessTokenTtlSeconds: seconds.optional(),
@@ -177,6 +182,8 @@ export const authorizationServerOptionsSchema = z.strictObject({
         .partial(),
     ])
     .optional(),
+  /** The operator's product name, logo and colours on every page (login, consent, logout, errors). */
+  branding: brandingSchema.optional(),
   /** Trust X-Forwarded-* from a TLS-terminating proxy in front of us. */
   trustProxy: z.boolean().optional(),
   accessTokenAlg: z.enum(['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA']).optional(),
@@ -218,6 +225,10 @@ export interface ResolvedResource {
   /** Subset of `scopes`: for scope-less requests and accounts without their own scope list. */
   defaultScopes: string[]
   name?: string
+  /** What this server is (consent page). */
+  description?: string
+  /** Scope → what it lets an application do (consent page); read with `Object.hasOwn`. */
+  scopeDescriptions?: Record<string, string>
   tokenFormat: 'jwt' | 'opaque'
   /** Seconds; absent: the server's `ttl.accessToken`. */
   accessTokenTtlSeconds?: number
@@ -239,12 +250,16 @@ export function resolveResource(input: ResourceInput): ResolvedResource {
   const defaultScopes = resource.defaultScopes ?? scopes.slice(0, 1)
   const unknown = defaultScopes.filter((scope) => !scopes.includes(scope))
   if (unknown.length > 0) throw new TypeError(`invalid resource:\n  defaultScopes of ${resource.uri} name scopes it does not offer: ${unknown.join(' ')}`)
+  const described = Object.keys(resource.scopeDescriptions ?? {}).filter((scope) => !scopes.includes(scope))
+  if (described.length > 0) throw new TypeError(`invalid resource:\n  scopeDescriptions of ${resource.uri} describe scopes it does not offer: ${described.join(' ')}`)
   return {
     uri: resource.uri,
     scopes,
     defaultScopes,
     tokenFormat: resource.tokenFormat ?? 'jwt',
     ...(resource.name !== undefined ? { name: resource.name } : {}),
+    ...(resource.description !== undefined ? { description: resource.description } : {}),
+    ...(resource.scopeDescriptions !== undefined ? { scopeDescriptions: Object.fromEntries(Object.entries(resource.scopeDescriptions)) } : {}),
     ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resource.accessTokenTtlSeconds } : {}),
     ...(resource.requireDpop === true ? { requireDpop: true } : {}),
   }
@@ -267,6 +282,8 @@ export interface ResolvedOptions {
   refreshTokens: { reuseGraceSeconds: number }
   rateLimits: RateLimits | false
   trustProxy: boolean
+  /** The pages' product name, logo and colours. */
+  branding: PageBranding
   accessTokenAlg: string
   jwtBearer?: JwtBearerOptions
   upstream?: UpstreamOptions
@@ -331,6 +348,7 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     refreshTokens: { reuseGraceSeconds: value.refreshTokens?.reuseGraceSeconds ?? a.refreshTokens.reuseGraceSeconds },
     rateLimits: value.rateLimits === false ? false : { ...a.rateLimits, ...value.rateLimits },
     trustProxy: value.trustProxy ?? false,
+    branding: resolveBranding(value.branding),
     accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,
     ...(value.upstream !== undefined ? { upstream: value.upstream } : {}),
     ...(value.jwtBearer !== undefined ? { jwtBearer: value.jwtBearer } : {}),

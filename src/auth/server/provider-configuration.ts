@@ -12,7 +12,8 @@ import { outboundFetch } from '../../net/outbound-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
 import { ResourceServerInfos } from './resource-server-info.js'
-import { PAGE_HEADERS, renderView } from '../../views/render-view.js'
+import { pageHeaders, renderView } from '../../views/render-view.js'
+import { clientDisplayName } from './interactions/client-display-name.js'
 
 export interface ProviderConfigurationDeps {
   adapter: new (name: string) => OidcAdapter
@@ -97,18 +98,23 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
         // Our page, not oidc-provider's: no external font, CSP and frame-ancestors 'none' (no
         // framing a sign-out button), and signing out takes the user's click.
         logoutSource(ctx: KoaContextWithOIDC, form: string) {
-          ctx.set(PAGE_HEADERS)
+          ctx.set(pageHeaders(options.branding))
           ctx.type = 'html'
-          ctx.body = renderView('logout', 'Sign out', { serverHost: options.issuer.host, form })
+          ctx.body = renderView('logout', 'Sign out', { serverHost: options.issuer.host, form }, options.branding)
         },
         postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
           const client = ctx.oidc.client
-          ctx.set(PAGE_HEADERS)
+          ctx.set(pageHeaders(options.branding))
           ctx.type = 'html'
-          ctx.body = renderView('logged-out', 'Signed out', {
-            serverHost: options.issuer.host,
-            clientPart: client === undefined ? '' : ` (asked by ${client.clientName ?? client.clientId})`,
-          })
+          ctx.body = renderView(
+            'logged-out',
+            'Signed out',
+            {
+              serverHost: options.issuer.host,
+              clientPart: client === undefined ? '' : ` (asked by ${clientDisplayName(client.clientId, client.clientName)})`,
+            },
+            options.branding,
+          )
         },
       },
       clientIdMetadataDocument: {
@@ -244,12 +250,17 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       IdToken: options.ttl.idToken,
     },
     async renderError(ctx, out) {
-      ctx.set(PAGE_HEADERS)
+      ctx.set(pageHeaders(options.branding))
       ctx.type = 'html'
-      ctx.body = renderView('error', 'Error', {
-        error: out['error'],
-        description: out['error_description'] ?? 'The request could not be completed.',
-      })
+      ctx.body = renderView(
+        'error',
+        'Error',
+        {
+          error: out['error'],
+          description: out['error_description'] ?? 'The request could not be completed.',
+        },
+        options.branding,
+      )
     },
     clockTolerance: a.clockToleranceSeconds,
   }

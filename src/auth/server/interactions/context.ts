@@ -6,7 +6,8 @@ import type { AccountStore } from '../account-store.js'
 import type { ConsentStore } from '../consent-store.js'
 import type { Limiter } from '../rate-limiter.js'
 import type { ScopePolicy } from '../scope-policy.js'
-import { PAGE_HEADERS, renderView } from '../../../views/render-view.js'
+import type { PageBranding } from '../../../views/branding.js'
+import { pageHeaders, renderView } from '../../../views/render-view.js'
 
 export interface InteractionDeps {
   provider: Provider
@@ -21,6 +22,8 @@ export interface InteractionDeps {
   basePath: string
   /** Configured resources, to describe the default one on the pages. */
   defaultResource: string
+  /** The operator's product name, logo and colours (default: mcp-auth's own). */
+  branding?: PageBranding
   loginLimits?: { perAddress: Limiter; perAccount: Limiter }
   /** When set, users log in at this upstream identity provider instead of the local form. */
   upstream?: UpstreamLogin
@@ -47,10 +50,10 @@ export function csrfFor(deps: InteractionDeps, uid: string): string {
   return createHmac('sha256', deps.csrfKey).update(`interaction:${uid}`).digest('base64url')
 }
 
-/** Answers with one of our pages. */
-export function page(ctx: Context, status: number, name: 'login' | 'consent' | 'error', title: string, values: Record<string, unknown>): void {
+/** Answers with one of our pages, in the operator's branding. */
+export function page(ctx: Context, deps: InteractionDeps, status: number, name: 'login' | 'consent' | 'error', title: string, values: Record<string, unknown>): void {
   ctx.status = status
-  ctx.set(PAGE_HEADERS)
+  ctx.set(pageHeaders(deps.branding))
   ctx.type = 'html'
-  ctx.body = renderView(name, title, values)
+  ctx.body = renderView(name, title, values, deps.branding)
 }

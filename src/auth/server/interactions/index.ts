@@ -53,7 +53,7 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       try {
         await upstreamCallback(ctx, deps)
       } catch (error) {
-        page(ctx, 502, 'error', 'Sign-in failed', {
+        page(ctx, deps, 502, 'error', 'Sign-in failed', {
           error: 'identity provider error',
           description: 'The identity provider could not be reached or answered in a way we could not use. Try again later.',
         })
@@ -75,31 +75,34 @@ export function interactionRoutes(deps: InteractionDeps): Middleware {
       if (route.form) {
         const origin = ctx.get('origin')
         if (origin !== '' && origin !== deps.issuer.origin) {
-          page(ctx, 403, 'error', 'Request refused', { error: 'cross-origin form submission refused', description: 'Start the sign-in again from the application.' })
+          page(ctx, deps, 403, 'error', 'Request refused', { error: 'cross-origin form submission refused', description: 'Start the sign-in again from the application.' })
           return
         }
         form = await readFormBody(ctx, defaults.authServer.maxFormBytes)
         const csrf = Buffer.from(form.get('csrf') ?? '')
         const expected = Buffer.from(csrfFor(deps, uid))
         if (csrf.length !== expected.length || !timingSafeEqual(csrf, expected)) {
-          page(ctx, 403, 'error', 'Request refused', { error: 'the form has expired or was not sent by this page', description: 'Start the sign-in again from the application.' })
+          page(ctx, deps, 403, 'error', 'Request refused', {
+            error: 'the form has expired or was not sent by this page',
+            description: 'Start the sign-in again from the application.',
+          })
           return
         }
       }
       await route.step(ctx, { deps, uid }, form)
     } catch (error) {
-      failed(ctx, error)
+      failed(ctx, deps, error)
     }
   })
 }
 
 /** Any failure of a step ends on the error page, with the status the error carries. */
-function failed(ctx: Context, error: unknown): void {
+function failed(ctx: Context, deps: InteractionDeps, error: unknown): void {
   const description =
     error instanceof InteractionMismatch || error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest
       ? 'This sign-in has expired or belongs to another browser window. Start again from the application.'
       : 'The sign-in could not be completed. Start again from the application.'
   const status = (error as { status?: number }).status ?? (error instanceof InteractionMismatch ? 400 : 500)
-  page(ctx, status >= 400 && status < 600 ? status : 500, 'error', 'Sign-in failed', { error: (error as { error?: string }).error ?? 'interaction_failed', description })
+  page(ctx, deps, status >= 400 && status < 600 ? status : 500, 'error', 'Sign-in failed', { error: (error as { error?: string }).error ?? 'interaction_failed', description })
   if (status >= 500) ctx.app.emit('error', error, ctx)
 }

@@ -27,7 +27,10 @@ export async function loginStep(ctx: Context, step: StepContext, form: URLSearch
     if (!isStorageUnavailable(error)) throw error
     const retryAfter = defaults.authServer.unavailableRetryAfterSeconds
     ctx.set('retry-after', String(retryAfter))
-    page(ctx, 503, 'error', 'Sign-in unavailable', { error: 'temporarily_unavailable', description: `Sign-in is unavailable for a moment. Try again in ${retryAfter} s.` })
+    page(ctx, step.deps, 503, 'error', 'Sign-in unavailable', {
+      error: 'temporarily_unavailable',
+      description: `Sign-in is unavailable for a moment. Try again in ${retryAfter} s.`,
+    })
     // an outage, not a fault of this request: one line where errors are logged, no stack
     ctx.app.emit('error', new TemporarilyUnavailableError('sign-in: storage is unreachable', { cause: error }), ctx)
     return

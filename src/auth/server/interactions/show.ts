@@ -1,13 +1,27 @@
 import type { Context } from 'koa'
+import { breakableUrl } from '../../../views/breakable-url.js'
 import { escapeHtml } from '../../../views/render-view.js'
+import type { ResolvedResource } from '../options.js'
+import { clientDisplayName } from './client-display-name.js'
 import { consentDecision, denyForScopes, finishConsent } from './consent-decision.js'
 import { csrfFor, InteractionMismatch, page, type StepContext } from './context.js'
+import { describeScope } from './describe-scope.js'
 
-const SCOPE_TEXT: Record<string, string> = {
-  openid: 'Confirm your identity',
-  profile: 'Your name and username',
-  email: 'Your email address',
-  offline_access: 'Stay signed in until you revoke access (refresh tokens)',
+/** A resource as the pages name it: its name when it has one, its URI always (host never broken). */
+function resourceLabel(indicator: string, resource: ResolvedResource | undefined): string {
+  const url = `<code class="url">${breakableUrl(indicator)}</code>`
+  return resource?.name === undefined ? url : `<strong>${escapeHtml(resource.name)}</strong> (${url})`
+}
+
+/** One resource of the consent page: name, URL, and what it is when the configuration says. */
+function resourceItem(indicator: string, resource: ResolvedResource | undefined): string {
+  const description = resource?.description === undefined ? '' : `<br><span class="muted">${escapeHtml(resource.description)}</span>`
+  return `<li class="resource">${resourceLabel(indicator, resource)}${description}</li>`
+}
+
+/** One scope of the consent page: what it allows, its name in small print. */
+function scopeItem(scope: string, resources: readonly ResolvedResource[]): string {
+  return `<li>${escapeHtml(describeScope(scope, resources))} <code class="muted small">${escapeHtml(scope)}</code></li>`
 }
 
 /**
@@ -21,13 +35,10 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   if (details.uid !== uid) throw new InteractionMismatch()
   const client = await provider.Client.find(String(details.params['client_id']))
   if (client === undefined) throw new InteractionMismatch()
-  const clientName = client.clientName ?? client.clientId
+  const clientName = clientDisplayName(client.clientId, client.clientName)
   const prompt = details.prompt
   const missing = (prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>
   const resource = Object.keys(missing)[0] ?? (typeof details.params['resource'] === 'string' ? details.params['resource'] : deps.defaultResource)
-  // the resource's name when it has one, its URI always: the user sees what the token is for
-  const name = deps.scopes.resource(resource)?.name
-  const resourceLabel = name === undefined ? `<code>${escapeHtml(resource)}</code>` : `<strong>${escapeHtml(name)}</strong> (<code>${escapeHtml(resource)}</code>)`
   const csrf = csrfFor(deps, uid)
   const abortAction = `${basePath}/${uid}/abort`
   if (prompt.name === 'login' && deps.upstream !== undefined && error === undefined) {
@@ -35,9 +46,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
     return
   }
   if (prompt.name === 'login') {
-    page(ctx, error === undefined ? 200 : ctx.status >= 400 ? ctx.status : 401, 'login', 'Sign in', {
+    page(ctx, deps, error === undefined ? 200 : ctx.status >= 400 ? ctx.status : 401, 'login', 'Sign in', {
       clientName,
-      resourceLabel,
+      resourceLabel: resourceLabel(resource, deps.scopes.resource(resource)),
       csrf,
       username,
       action: `${basePath}/${uid}/login`,
@@ -51,20 +62,28 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   // Only refused scopes were missing (the rest was consented before): nothing to ask the user.
   if (decision.nothingToAsk && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)
   const account = details.session?.accountId === undefined ? undefined : await deps.accounts.findById(details.session.accountId)
+  const indicators = Object.keys(decision.grant).length > 0 ? Object.keys(decision.grant) : [resource]
+  const resources = indicators.map((indicator) => deps.scopes.resource(indicator)).filter((found) => found !== undefined)
   // Refresh tokens go to every client allowed the grant (see provider-configuration), so the
   // offline_access line below is shown whether or not the client asked for it.
-  const scopes = decision.shown
-  const scopeItems =
-    [...scopes].map((scope) => `<li><code>${escapeHtml(scope)}</code>${SCOPE_TEXT[scope] ? ` — ${escapeHtml(SCOPE_TEXT[scope])}` : ''}</li>`).join('') +
-    (client.grantTypeAllowed('refresh_token') ? `<li>${escapeHtml(SCOPE_TEXT['offline_access'])}</li>` : '')
+  const scopes = decision.shown.filter((scope) => scope !== 'offline_access')
+  if (client.grantTypeAllowed('refresh_token')) scopes.push('offline_access')
+  const refused = [...new Set([...Object.values(decision.reject).flat(), ...decision.oidcReject])]
+  const notGranted =
+    refused.length === 0
+      ? ''
+      : `<p class="not-granted" id="not-granted">Not available to your account: ${refused
+          .map((scope) => `<code>${escapeHtml(scope)}</code> (${escapeHtml(describeScope(scope, resources))})`)
+          .join(', ')}. The application gets the rest.</p>`
   const redirectUri = URL.parse(String(details.params['redirect_uri'] ?? ''))
-  page(ctx, 200, 'consent', 'Allow access?', {
+  page(ctx, deps, 200, 'consent', 'Allow access?', {
     clientName,
     clientId: client.clientId,
-    resourceLabel,
+    resourceItems: indicators.map((indicator) => resourceItem(indicator, deps.scopes.resource(indicator))).join(''),
     username: account?.username ?? details.session?.accountId ?? '',
     redirectHost: redirectUri?.host ?? '(unknown)',
-    scopeItems: scopeItems === '' ? '<li>Access with no particular scope</li>' : scopeItems,
+    scopeItems: scopes.length === 0 ? '<li>Access with no particular scope</li>' : scopes.map((scope) => scopeItem(scope, resources)).join(''),
+    notGranted,
     csrf,
     confirmAction: `${basePath}/${uid}/confirm`,
     abortAction,

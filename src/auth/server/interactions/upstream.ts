@@ -9,7 +9,7 @@ import { InteractionMismatch, page, type InteractionDeps, type StepContext } fro
 export async function upstreamCallback(ctx: Context, deps: InteractionDeps): Promise<void> {
   const back = await deps.upstream!.callback(ctx)
   if (back === undefined) {
-    page(ctx, 400, 'error', 'Sign-in failed', {
+    page(ctx, deps, 400, 'error', 'Sign-in failed', {
       error: 'unknown or expired sign-in',
       description: 'This sign-in has expired or did not start here. Start again from the application.',
     })
