@@ -99,7 +99,13 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const config = options.config ?? {}
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
   const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
-  const demoResource: ResourceInput = { uri: `${origin}${defaults.streamableHttp.path}`, scopes: [...m.scopes], defaultScopes: [...m.requiredScopes], name: 'mcp-auth demo server' }
+  const demoResource: ResourceInput = {
+    uri: `${origin}${defaults.streamableHttp.path}`,
+    scopes: [...m.scopes],
+    defaultScopes: [...m.requiredScopes],
+    name: 'mcp-auth demo server',
+    description: m.description,
+  }
   // the MCP server refuses Bearer tokens: the authorization server issues it none (issue 27, item 3)
   if (options.dpop?.required === true) demoResource.requireDpop = true
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
@@ -142,7 +148,16 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     requireDpop: options.dpop?.required === true,
     dpop: await dpopOptions(options, as, redis),
     // `/`: what this server is and where everything is (issue 28, item 13)
-    middleware: [homePageMiddleware({ origin, resource: demoResource.uri, ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}) }), as.middleware],
+    middleware: [
+      homePageMiddleware({
+        origin,
+        resource: demoResource.uri,
+        ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
+        // the operator's product name, logo and colours, as on the authorization server's pages
+        ...(config.branding !== undefined ? { branding: config.branding } : {}),
+      }),
+      as.middleware,
+    ],
     // the authorization server's per-address limits read the client's address through this app
     ...(options.trustProxy === true ? { trustProxy: true } : {}),
   })
