@@ -16,14 +16,18 @@ afterAll(async () => {
 
 describe('nodeSupportNotice', () => {
   it('names Node 20 past its end of life and the supported lines, 24 recommended', () => {
-    const notice = nodeSupportNotice('20.19.0')
-    expect(notice).toMatch(/Node\.js 20\.19\.0 is past its end of life/)
-    expect(notice).toMatch(/use Node\.js 24 or 22 LTS \(24 recommended\)/)
+    expect(nodeSupportNotice({ version: '20.19.0', lts: 'Iron' })).toBe(
+      'notice: Node.js 20.19.0 is past its end of life; mcp-auth still runs on it, but the supported lines are Node.js 24 and 22 LTS (24 recommended)',
+    )
+  })
+
+  it('names a Current (not LTS) release as such', () => {
+    expect(nodeSupportNotice({ version: '25.1.0', lts: undefined })).toMatch(/^notice: Node\.js 25\.1\.0 is not an LTS release; the supported lines are Node\.js 24 and 22 LTS/)
   })
 
   it('says nothing on a supported line', () => {
-    expect(nodeSupportNotice('22.12.0')).toBeUndefined()
-    expect(nodeSupportNotice('24.1.0')).toBeUndefined()
+    expect(nodeSupportNotice({ version: '22.12.0', lts: 'Jod' })).toBeUndefined()
+    expect(nodeSupportNotice({ version: '24.1.0', lts: 'Krypton' })).toBeUndefined()
   })
 })
 
@@ -35,7 +39,7 @@ describe('mcp-auth auth-server at start-up', () => {
     await stopChild(started.child)
     const output = started.output()
     expect(output).not.toMatch(/oidc-provider WARNING|Unsupported runtime/)
-    const notices = output.split('\n').filter((line) => line.includes('past its end of life'))
+    const notices = output.split('\n').filter((line) => line.includes('notice: Node.js'))
     expect(notices).toEqual(nodeSupportNotice() === undefined ? [] : [`mcp-auth auth-server: ${nodeSupportNotice()}`])
   })
 })
