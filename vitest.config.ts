@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ['default'],
+    // one notice for the whole run on Node 20, then no oidc-provider warning per test process
+    globalSetup: ['test/helpers/node-support-global-setup.ts'],
+    setupFiles: ['test/helpers/setup-quiet-runtime.ts'],
   },
 })

@@ -1,4 +1,5 @@
 import * as oidc from 'openid-client'
+import { pkcePair } from './pkce-pair.js'
 /**
  * Completes an authorization request through the real login and consent pages over HTTP, the
  * way a browser would: follows redirects by hand, keeps cookies, reads the CSRF field from each
@@ -118,11 +119,11 @@ export async function authorizeWithForm(
 ): Promise<{ config: oidc.Configuration; callback: URL; verifier: string }> {
   const insecure = { execute: [oidc.allowInsecureRequests] }
   const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
     scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   })
   const { callback } = await formLogin(url, { ...user, redirectUri })

@@ -1,4 +1,4 @@
-import type { DpopSession, OAuthClientMetadata, OAuthClientProvider, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client'
+import type { DpopSession, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client'
 
 /**
  * The official SDK v2 client's OAuth provider, kept in memory, as a test's user would write one: a
@@ -13,6 +13,7 @@ export class MemoryProvider implements OAuthClientProvider {
   #client: StoredOAuthClientInformation | undefined
   #tokens: StoredOAuthTokens | undefined
   #verifier: string | undefined
+  #discovery: OAuthDiscoveryState | undefined
 
   constructor(options: { redirectUri: string; clientName: string; dpop?: DpopSession }) {
     this.#redirectUri = options.redirectUri
@@ -56,5 +57,13 @@ export class MemoryProvider implements OAuthClientProvider {
   codeVerifier(): string {
     if (this.#verifier === undefined) throw new Error('no code verifier saved')
     return this.#verifier
+  }
+  // kept beside the verifier, as the SDK asks: it then checks that the code is redeemed at the
+  // authorization server the login started at (SEP-2352), and warns on stderr when it cannot
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#discovery = state
+  }
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#discovery
   }
 }

@@ -1,3 +1,5 @@
+// first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
+import './unsupported-runtime-warning.js'
 import { randomBytes } from 'node:crypto'
 import Koa from 'koa'
 import type { Middleware } from 'koa'

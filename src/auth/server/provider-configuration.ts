@@ -90,8 +90,23 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       // DPoP; a public client's refresh token too); replayed proofs are refused through the
       // adapter's ReplayDetection records, which every node shares
       dPoP: { enabled: true, nonceSecret: deps.dpopNonceSecret, requireNonce: () => a.dpop.requireNonce },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // Both policies are oidc-provider 9's defaults (lib/helpers/defaults.js), written out so the
+      // decision is ours and oidc-provider prints no "you SHOULD change it" notice: a public client
+      // may introspect only its own tokens, an authenticated client any token it presents;
+      introspection: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => client.clientAuthMethod !== 'none' || token.clientId === client.clientId,
+      },
+      // a client revokes only its own tokens: another client's token is ignored for a public client
+      // (RFC 7009 answers 200 either way) and refused as invalid_request for an authenticated one.
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx, client, token) => {
+          if (token.clientId === client.clientId) return true
+          if (client.clientAuthMethod === 'none') return false
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token')
+        },
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,

@@ -6,6 +6,7 @@ import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
+import { nodeSupportNotice } from '../node-support-notice.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
@@ -45,6 +46,8 @@ Health: GET /healthz (200, or 503 when storage is unreachable or the process is 
     ...drainOptions,
   },
   async run(values) {
+    const notice = nodeSupportNotice()
+    if (notice !== undefined) process.stderr.write(`mcp-auth auth-server: ${notice}\n`)
     const fromFile = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
     const redis = redisChoice(values, fromFile)
     const drain = { delayMs: drainDelayMs(values) }

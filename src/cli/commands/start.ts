@@ -6,6 +6,7 @@ import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
+import { nodeSupportNotice } from '../node-support-notice.js'
 
 const m = defaults.mainJob
 
@@ -63,6 +64,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     demo: { type: 'boolean' },
   },
   async run(values) {
+    const notice = nodeSupportNotice()
+    if (notice !== undefined) process.stderr.write(`mcp-auth start: ${notice}\n`)
     // PORT as npm users expect it (npm start with PORT=4001), --port first
     const port = parsePort(values.port ?? process.env['PORT'], m.port)
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir

@@ -3,6 +3,7 @@ import * as oidc from 'openid-client'
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin, CookieJar } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const USER = { username: 'alice', password: 'correct horse battery' }
@@ -30,12 +31,12 @@ async function registerPublicClient(redirectUri = 'http://127.0.0.1/callback', e
 }
 
 async function authorize(config: oidc.Configuration, options: { redirectUri: string; scope?: string; resource?: string | null; jar?: CookieJar; consent?: 'allow' | 'deny' }) {
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const state = oidc.randomState()
   const params: Record<string, string> = {
     redirect_uri: options.redirectUri,
     scope: options.scope ?? 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
     state,
   }
@@ -84,11 +85,11 @@ describe('authorization code with PKCE through the login and consent pages', () 
 
   it('refuses a resource the server does not protect with invalid_target', async () => {
     const config = await registerPublicClient()
-    const verifier = oidc.randomPKCECodeVerifier()
+    const { challenge } = await pkcePair()
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: 'http://127.0.0.1/callback',
       scope: 'mcp',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
       resource: 'https://elsewhere.example/mcp',
     })
@@ -112,7 +113,7 @@ describe('authorization code with PKCE through the login and consent pages', () 
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: redirect,
         scope: 'mcp',
-        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge: (await pkcePair()).challenge,
         code_challenge_method: 'S256',
       })
       const response = await fetch(url, { redirect: 'manual' })
@@ -159,7 +160,7 @@ describe('authorization code with PKCE through the login and consent pages', () 
         oidc.buildAuthorizationUrl(config, {
           redirect_uri: 'http://127.0.0.1/callback',
           scope: 'mcp',
-          code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+          code_challenge: (await pkcePair()).challenge,
           code_challenge_method: 'S256',
         }),
         { username: 'alice', password: 'wrong password!', redirectUri: 'http://127.0.0.1/callback' },
@@ -191,11 +192,11 @@ describe('refresh tokens', () => {
         oidc.None(),
         insecure,
       )
-      const verifier = oidc.randomPKCECodeVerifier()
+      const { verifier, challenge } = await pkcePair()
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: 'http://127.0.0.1/callback',
         scope: 'mcp',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge: challenge,
         code_challenge_method: 'S256',
       })
       const { callback } = await formLogin(url, { ...USER, redirectUri: 'http://127.0.0.1/callback' })

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { Agent, fetch as undiciFetch } from 'undici'
-import * as oidc from 'openid-client'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin } from '../../helpers/form-login.js'
 import { startCli, stopChild } from '../../helpers/cli-process.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 /** A local HTTPS server publishing client ID metadata documents, with a throwaway certificate. */
 let documents: Server
@@ -72,13 +72,13 @@ function publish(path: string, body: Record<string, unknown>, headers?: Record<s
   return clientId
 }
 
-async function authorizeUrl(s: RunningAuthServer, clientId: string, redirectUri: string, verifier: string): Promise<string> {
+async function authorizeUrl(s: RunningAuthServer, clientId: string, redirectUri: string, challenge: string): Promise<string> {
   return `${s.origin}/authorize?${new URLSearchParams({
     client_id: clientId,
     response_type: 'code',
     redirect_uri: redirectUri,
     scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   })}`
 }
@@ -101,9 +101,9 @@ describe('client ID metadata documents in the development setting (private addre
       { client_name: 'Document Client', redirect_uris: ['http://localhost/callback'], token_endpoint_auth_method: 'none' },
       { 'cache-control': 'max-age=300' },
     )
-    const verifier = oidc.randomPKCECodeVerifier()
+    const { verifier, challenge } = await pkcePair()
     const redirectUri = 'http://localhost:61234/callback'
-    const { callback, pages } = await formLogin(await authorizeUrl(s, clientId, redirectUri, verifier), { username: 'frank', password: 'frank password 1', redirectUri })
+    const { callback, pages } = await formLogin(await authorizeUrl(s, clientId, redirectUri, challenge), { username: 'frank', password: 'frank password 1', redirectUri })
     expect(pages).toEqual(['login', 'consent'])
     const code = callback.searchParams.get('code')!
     const token = await fetch(`${s.origin}/token`, {
@@ -120,7 +120,7 @@ describe('client ID metadata documents in the development setting (private addre
   it('refuses a document whose client_id is not its own URL, on an error page', async () => {
     const path = '/cimd/impostor.json'
     served.set(path, { body: { client_id: 'https://someone-else.example/client.json', redirect_uris: ['http://localhost/callback'], token_endpoint_auth_method: 'none' } })
-    const response = await fetch(await authorizeUrl(s, `${docOrigin}${path}`, 'http://localhost/callback', oidc.randomPKCECodeVerifier()), { redirect: 'manual' })
+    const response = await fetch(await authorizeUrl(s, `${docOrigin}${path}`, 'http://localhost/callback', (await pkcePair()).challenge), { redirect: 'manual' })
     expect(response.status).toBe(400)
     expect(response.headers.get('location')).toBeNull()
     expect(await response.text()).toContain('client_id does not match')
@@ -128,7 +128,7 @@ describe('client ID metadata documents in the development setting (private addre
 
   it('refuses a document with a redirect URI outside the policy', async () => {
     const clientId = publish('/cimd/insecure-redirect.json', { redirect_uris: ['http://app.example/callback'], token_endpoint_auth_method: 'none' })
-    const response = await fetch(await authorizeUrl(s, clientId, 'http://app.example/callback', oidc.randomPKCECodeVerifier()), { redirect: 'manual' })
+    const response = await fetch(await authorizeUrl(s, clientId, 'http://app.example/callback', (await pkcePair()).challenge), { redirect: 'manual' })
     expect(response.status).toBe(400)
     expect(response.headers.get('location')).toBeNull()
     expect(await response.text()).toContain('http://app.example/callback must use https, or http on a loopback host')
@@ -136,7 +136,7 @@ describe('client ID metadata documents in the development setting (private addre
 
   it('refuses a document that asks for a shared secret', async () => {
     const clientId = publish('/cimd/secret.json', { redirect_uris: ['http://localhost/callback'], token_endpoint_auth_method: 'client_secret_basic' })
-    const response = await fetch(await authorizeUrl(s, clientId, 'http://localhost/callback', oidc.randomPKCECodeVerifier()), { redirect: 'manual' })
+    const response = await fetch(await authorizeUrl(s, clientId, 'http://localhost/callback', (await pkcePair()).challenge), { redirect: 'manual' })
     expect(response.status).toBe(400)
     expect(await response.text()).toContain('must not use shared-secret')
   })

@@ -3,6 +3,7 @@
  * request does not re-read, serialise and hash the record), and any write to the record — an
  * RFC 7592 update, a deletion — is what the next request sees.
  */
+import { generateKeyPairSync } from 'node:crypto'
 import Provider from 'oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { reuseUnchangedClients } from '../../../src/auth/server/client-reuse.js'
@@ -84,6 +85,8 @@ describe('dynamic clients at the token endpoint', () => {
         return name === 'Client' ? counted : storage.adapter(name)
       } as never,
       features: { devInteractions: { enabled: false }, clientCredentials: { enabled: true } },
+      // a key of its own: oidc-provider's development keys come with a warning on stderr
+      jwks: { keys: [generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })] as never },
     })
     reuseUnchangedClients(provider, counted, 2)
     for (const id of ['one', 'two', 'three']) {

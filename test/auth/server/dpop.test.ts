@@ -11,6 +11,7 @@ import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { CookieJar, formLogin } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -158,11 +159,11 @@ describe('DPoP at the authorization server', () => {
     )
     const keyPair = await oidc.randomDPoPKeyPair('ES256')
     const handle = oidc.getDPoPHandle(config, keyPair)
-    const verifier = oidc.randomPKCECodeVerifier()
+    const { verifier, challenge } = await pkcePair()
     const state = oidc.randomState()
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
       state,
       resource: 'http://127.0.0.1:1/mcp',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as oidc from 'openid-client'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { CookieJar } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 let s: RunningAuthServer
@@ -23,7 +24,7 @@ async function loginPage() {
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: 'http://127.0.0.1/cb',
     scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+    code_challenge: (await pkcePair()).challenge,
     code_challenge_method: 'S256',
   })
   const jar = new CookieJar()

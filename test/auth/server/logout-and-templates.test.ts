@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as oidc from 'openid-client'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { CookieJar, formLogin } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -18,11 +19,11 @@ beforeAll(async () => {
 afterAll(() => s.stop(true))
 
 async function authorizationUrl(config: oidc.Configuration): Promise<URL> {
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { challenge } = await pkcePair()
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: REDIRECT,
     scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   })
 }

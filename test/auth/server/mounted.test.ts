@@ -13,6 +13,7 @@ import { createDemoServer } from '../../../src/demo/demo-server.js'
 import { McpClient } from '../../../src/client/index.js'
 import { StreamableHttpHandler, streamableHttpKoa } from '../../../src/transports/streamable-http/server/index.js'
 import { connectHttp } from '../../../src/transports/http-client/index.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 
@@ -68,11 +69,11 @@ describe('the authorization server mounted in another Koa app', () => {
 
   it('runs a whole authorization code flow on the shared origin', async () => {
     const config = await oidc.dynamicClientRegistration(new URL(origin), { redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-    const verifier = oidc.randomPKCECodeVerifier()
+    const { verifier, challenge } = await pkcePair()
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: 'http://127.0.0.1/cb',
       scope: 'mcp',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
     })
     const { callback } = await formLogin(url, { username: 'ivan', password: 'ivan password 1', redirectUri: 'http://127.0.0.1/cb' })

@@ -8,6 +8,7 @@ import * as oidc from 'openid-client'
 import { launchChromium } from '../../helpers/chromium.js'
 import { REPO_ROOT } from '../../helpers/paths.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'screenshots')
@@ -48,13 +49,13 @@ async function startAuthorization(scope = 'mcp') {
     oidc.None(),
     insecure,
   )
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const state = oidc.randomState()
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: `${callbackOrigin}/callback`,
     scope,
     state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   })
   return { config, verifier, state, url }
@@ -79,7 +80,7 @@ describe('login and consent pages in Chromium', () => {
       redirect_uri: `${callbackOrigin}/callback`,
       scope: 'mcp',
       state: oidc.randomState(),
-      code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+      code_challenge: (await pkcePair()).challenge,
       code_challenge_method: 'S256',
     })
     for (const [label, viewport] of [

@@ -9,6 +9,7 @@ import { formLogin } from '../../helpers/form-login.js'
 import { createProtectedMcpApp } from '../../../src/app/protected-mcp-app.js'
 import { createDemoServer } from '../../../src/demo/demo-server.js'
 import { introspectionRevocationCheck } from '../../../src/auth/resource/revocation-check.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -24,12 +25,12 @@ afterAll(() => stack.stop())
 
 async function login(): Promise<{ config: oidc.Configuration; tokens: oidc.TokenEndpointResponse; callback: URL; verifier: string }> {
   const config = await oidc.dynamicClientRegistration(new URL(stack.origin), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: REDIRECT,
     scope: 'mcp',
     resource: stack.resource,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   })
   const { callback } = await formLogin(url, { username: 'demo', password: 'demo password 1', redirectUri: REDIRECT })

@@ -7,6 +7,7 @@ import * as oidc from 'openid-client'
 import { decodeJwt } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { CookieJar, formLogin } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -43,9 +44,9 @@ async function publicClient(extra: Record<string, unknown> = {}): Promise<oidc.C
 }
 
 async function authorize(config: oidc.Configuration, who: { username: string; password: string }, scope: string | undefined, jar = new CookieJar()) {
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const state = oidc.randomState()
-  const params: Record<string, string> = { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, resource }
+  const params: Record<string, string> = { redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state, resource }
   if (scope !== undefined) params['scope'] = scope
   const { callback, pages } = await formLogin(oidc.buildAuthorizationUrl(config, params), { ...who, redirectUri: REDIRECT, jar })
   if (callback.searchParams.has('error')) return { error: callback.searchParams.get('error'), pages }
@@ -144,12 +145,12 @@ describe('scopes per account', () => {
 
   it('shows only the scopes the account may have on the consent page', async () => {
     const config = await publicClient()
-    const verifier = oidc.randomPKCECodeVerifier()
+    const { challenge } = await pkcePair()
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT,
       scope: 'mcp mcp:admin',
       resource,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
     })
     const jar = new CookieJar()
@@ -227,8 +228,8 @@ describe('authorization requests without scope', () => {
     try {
       await narrow.as.accounts.setUser('dave', 'dave password 1', {}, ['read'])
       const config = await oidc.dynamicClientRegistration(new URL(narrow.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
-      const verifier = oidc.randomPKCECodeVerifier()
-      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })
+      const { verifier, challenge } = await pkcePair()
+      const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256' })
       const { callback } = await formLogin(url, { username: 'dave', password: 'dave password 1', redirectUri: REDIRECT })
       const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier })
       expect(decodeJwt(tokens.access_token)['scope']).toBe('read')

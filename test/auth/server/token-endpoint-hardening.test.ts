@@ -5,6 +5,7 @@ import * as oidc from 'openid-client'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -28,14 +29,14 @@ async function token(form: Record<string, string>, headers: Record<string, strin
 }
 
 async function codeFor(clientId: string): Promise<{ code: string; verifier: string }> {
-  const verifier = oidc.randomPKCECodeVerifier()
+  const { verifier, challenge } = await pkcePair()
   const url = new URL(`${s.origin}/authorize`)
   url.search = new URLSearchParams({
     client_id: clientId,
     response_type: 'code',
     redirect_uri: REDIRECT,
     scope: 'mcp',
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge: challenge,
     code_challenge_method: 'S256',
   }).toString()
   const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
@@ -47,7 +48,7 @@ describe('authorization code redemption', () => {
     const client = await oidc.dynamicClientRegistration(new URL(s.issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
     const clientId = client.clientMetadata().client_id
     const { code, verifier } = await codeFor(clientId)
-    const wrong = await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: oidc.randomPKCECodeVerifier() })
+    const wrong = await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: (await pkcePair()).verifier })
     expect(wrong.body['error']).toBe('invalid_grant')
     const right = await token({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier })
     expect(right.body['access_token']).toBeUndefined()
