@@ -94,17 +94,20 @@ function startMcpRemote(url: string, callbackPort: number, args: string[]) {
 }
 
 /** The user in the browser: our login form, then the consent page, until mcp-remote's callback answers. */
-async function loginInChromium(authorizationUrl: string, callbackPort: number): Promise<void> {
+async function loginInChromium(authorizationUrl: string, callbackPort: number): Promise<{ loginText: string; consentText: string }> {
   const context = await browser.newContext()
   try {
     const page = await context.newPage()
     await page.goto(authorizationUrl)
+    const loginText = (await page.textContent('main')) ?? ''
     await page.fill('#username', 'demo')
     await page.fill('#password', PASSWORD)
     await page.click('#sign-in')
     await page.waitForSelector('#allow')
+    const consentText = (await page.textContent('main')) ?? ''
     await page.click('#allow')
     await page.waitForURL((url) => url.port === String(callbackPort), { timeout: 15_000 })
+    return { loginText, consentText }
   } finally {
     await context.close()
   }
@@ -122,7 +125,12 @@ describe('mcp-remote against `mcp-auth start`', () => {
         const authorizationUrl = new URL(await remote.authorizationUrl())
         // the login is for the endpoint it was given: its own resource identifier
         expect(authorizationUrl.searchParams.get('resource')).toBe(`${main.origin}${path}`)
-        await loginInChromium(authorizationUrl.href, callbackPort)
+        const { loginText, consentText } = await loginInChromium(authorizationUrl.href, callbackPort)
+        // one server on the pages: the endpoint the client asked for, not the other identifiers
+        for (const text of [loginText, consentText]) {
+          expect(text).toContain(`${main.origin}${path}`)
+          for (const other of ['/mcp', '/sse', '/rest'].filter((endpoint) => endpoint !== path)) expect(text).not.toContain(`${main.origin}${other}`)
+        }
         await remote.connected()
         remote.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })
         const initialized = await remote.response(1)

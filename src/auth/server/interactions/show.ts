@@ -24,7 +24,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   const clientName = client.clientName ?? client.clientId
   const prompt = details.prompt
   const missing = (prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>
-  const resource = Object.keys(missing)[0] ?? (typeof details.params['resource'] === 'string' ? details.params['resource'] : deps.defaultResource)
+  // several: one server's identifiers, the one the client named first (resource-groups)
+  const named = ([] as unknown[]).concat(details.params['resource'] ?? [])[0]
+  const resource = Object.keys(missing)[0] ?? (typeof named === 'string' ? named : deps.defaultResource)
   // the resource's name when it has one, its URI always: the user sees what the token is for
   const name = deps.scopes.resource(resource)?.name
   const resourceLabel = name === undefined ? `<code>${escapeHtml(resource)}</code>` : `<strong>${escapeHtml(name)}</strong> (<code>${escapeHtml(resource)}</code>)`
