@@ -7,7 +7,7 @@
 export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app/mcp-http-app.js'
 // several processes on one Redis: the connection (ioredis loads with the first one) and the bus
 export { RedisConnection, type RedisConnectionOptions, InProcessMessageBus, type MessageBus, StorageUnavailableError } from './storage/index.js'
-export { createProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
+export { createProtectedMcpApp, type ProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
 // moved to mcp-auth/resource (issue 28): still exported here so existing imports keep working
 export { protectMcpHandler } from './auth/resource/protect-mcp-handler.js'
 export {

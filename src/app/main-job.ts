@@ -9,7 +9,7 @@ import type { McpServer } from '../server/mcp-server.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../storage/redis/connection.js'
 import { homePageMiddleware } from './home-page-middleware.js'
-import type { McpHttpApp } from './mcp-http-app.js'
+import type { ProtectedMcpApp } from './protected-mcp-app.js'
 
 const m = defaults.mainJob
 
@@ -55,7 +55,7 @@ export interface MainJobOptions {
 export interface MainJob {
   readonly origin: string
   readonly as: AuthorizationServer
-  readonly mcp: McpHttpApp & { resource: string; warm(): Promise<void> }
+  readonly mcp: ProtectedMcpApp
   /** node:http handler for the whole origin: the authorization server and the protected MCP server. */
   readonly handler: RequestListener
   /** The demo account's password, when this start created the account. */
@@ -108,6 +108,9 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   }
   // the MCP server refuses Bearer tokens: the authorization server issues it none (issue 27, item 3)
   if (options.dpop?.required === true) demoResource.requireDpop = true
+  // `/sse` and `/rest` are the same server: tokens for them, and one login for all three (issue 28, item 2)
+  demoResource.aliases = [`${origin}${defaults.legacySse.ssePath}`, `${origin}${defaults.statelessJson.path}`]
+  const demoIdentifiers = new Set([demoResource.uri, ...demoResource.aliases])
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
   const as = await createAuthorizationServer({
     ...config,
@@ -116,7 +119,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     ...(redis !== undefined ? { redis } : {}),
     ...(options.trustProxy === true ? { trustProxy: true } : {}),
     // the demo's own resource first (the default for requests that name none), then the others
-    resources: [demoResource, ...extra.filter((resource, i) => resource.uri !== demoResource.uri && extra.findIndex((other) => other.uri === resource.uri) === i)],
+    resources: [demoResource, ...extra.filter((resource, i) => !demoIdentifiers.has(resource.uri) && extra.findIndex((other) => other.uri === resource.uri) === i)],
   })
   if (options.onError !== undefined) {
     const report = options.onError

@@ -18,8 +18,9 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
   /**
    * Wraps every MCP route (Streamable HTTP, HTTP+SSE stream and messages, stateless JSON), e.g.
    * with the bearer check. The Koa app and the raw handler both go through the wrapped routes.
+   * `path` is the route's own (`/messages` for the HTTP+SSE messages).
    */
-  wrapRoute?: (route: McpRoute) => McpRoute
+  wrapRoute?: (route: McpRoute, path: string) => McpRoute
   /** Koa middleware for everything that is not an MCP route (e.g. the authorization server). */
   middleware?: readonly Middleware[]
   /** Endpoints served before the MCP routes (e.g. protected resource metadata); true when handled. */
@@ -71,11 +72,13 @@ export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions):
   })
   const statelessJson = new StatelessJsonHandler(server, policy)
   const wrap = options.wrapRoute ?? ((route: McpRoute) => route)
+  const path = options.path ?? defaults.streamableHttp.path
+  const { ssePath, messagesPath } = defaults.legacySse
   const routes = new Map<string, McpRoute>([
-    [options.path ?? defaults.streamableHttp.path, wrap((req, res, body) => streamable.handle(req, res, body))],
-    [defaults.legacySse.ssePath, wrap((req, res) => legacySse.handleStream(req, res))],
-    [defaults.legacySse.messagesPath, wrap((req, res, body) => legacySse.handleMessage(req, res, body))],
-    [defaults.statelessJson.path, wrap((req, res, body) => statelessJson.handle(req, res, body))],
+    [path, wrap((req, res, body) => streamable.handle(req, res, body), path)],
+    [ssePath, wrap((req, res) => legacySse.handleStream(req, res), ssePath)],
+    [messagesPath, wrap((req, res, body) => legacySse.handleMessage(req, res, body), messagesPath)],
+    [defaults.statelessJson.path, wrap((req, res, body) => statelessJson.handle(req, res, body), defaults.statelessJson.path)],
   ])
   const before = options.before
   let app: Koa | undefined

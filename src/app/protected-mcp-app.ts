@@ -31,19 +31,42 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   requireDpop?: boolean
 }
 
+/** What {@link createProtectedMcpApp} returns beside the app. */
+export interface ProtectedMcpApp extends McpHttpApp {
+  /** The main endpoint's resource identifier (`${origin}${path}`): what the root metadata describes. */
+  resource: string
+  /**
+   * Every protected endpoint's identifier, the main one first (`/mcp`, `/sse`, `/rest`): each has
+   * its own metadata and challenge, and a token for any of them is accepted on all.
+   */
+  resources: string[]
+  warm(): Promise<void>
+}
+
 /**
- * An MCP server on every HTTP transport with bearer tokens required: RFC 9728 metadata at
- * `/.well-known/oauth-protected-resource{path}` (and the root), every MCP route behind the
- * bearer check, the verified identity in each handler's `authInfo`.
+ * An MCP server on every HTTP transport with bearer tokens required, each endpoint a resource
+ * identifier of its own (RFC 9728 §3.3: a client accepts metadata whose `resource` is the URL it
+ * asked): metadata at `/.well-known/oauth-protected-resource{path}` for `path` (also at the root),
+ * `/sse` (whose `/messages` challenges name it too) and `/rest`; every MCP route behind the
+ * bearer check, which accepts a token for any of them; the verified identity in each handler's
+ * `authInfo`. Give the authorization server the other identifiers as the resource's `aliases`.
  */
-export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAppOptions): McpHttpApp & { resource: string; warm(): Promise<void> } {
+export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAppOptions): ProtectedMcpApp {
   const path = options.path ?? defaults.streamableHttp.path
   const resource = canonicalResourceUri(`${options.origin}${path}`)
+  // the route of each identifier; `/messages` belongs to the `/sse` transport
+  const endpointOf = new Map([
+    [path, resource],
+    [defaults.legacySse.ssePath, canonicalResourceUri(`${options.origin}${defaults.legacySse.ssePath}`)],
+    [defaults.legacySse.messagesPath, canonicalResourceUri(`${options.origin}${defaults.legacySse.ssePath}`)],
+    [defaults.statelessJson.path, canonicalResourceUri(`${options.origin}${defaults.statelessJson.path}`)],
+  ])
+  const resources = [...new Set(endpointOf.values())]
   const jwt =
     options.verifier === undefined
       ? createJwtVerifier({
           issuer: options.issuer,
-          audience: resource,
+          audience: resources,
           jwksUri: options.jwksUri ?? `${options.issuer}/jwks`,
           ...(options.checkRevocation !== undefined ? { checkRevocation: options.checkRevocation } : {}),
         })
@@ -59,13 +82,17 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
         ? false
         : { origin: options.origin, ...(options.dpop || {}), ...(options.requireDpop === true ? { required: true } : {}) },
   })
-  const metadata = protectedResourceMetadataEndpoint({
-    ...auth.dpopMetadata,
-    resource,
-    authorizationServers: [options.issuer],
-    ...(options.scopesSupported !== undefined ? { scopesSupported: options.scopesSupported } : {}),
-    ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
-  })
+  // one check per identifier, each challenge naming its endpoint's metadata
+  const auths = new Map(resources.map((identifier) => [identifier, identifier === resource ? auth : auth.withResourceMetadataUrl(protectedResourceMetadataUrl(identifier))]))
+  const metadata = protectedResourceMetadataEndpoint(
+    resources.map((identifier) => ({
+      ...auth.dpopMetadata,
+      resource: identifier,
+      authorizationServers: [options.issuer],
+      ...(options.scopesSupported !== undefined ? { scopesSupported: options.scopesSupported } : {}),
+      ...(options.resourceName !== undefined ? { resourceName: options.resourceName } : {}),
+    })),
+  )
   const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
   const {
     origin: _origin,
@@ -83,9 +110,9 @@ export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAp
   } = options
   const app = createMcpHttpApp(server, {
     ...httpOptions,
-    wrapRoute: (route) => protectMcpHandler(auth, route, { maxBodyBytes }),
+    wrapRoute: (route, routePath) => protectMcpHandler(auths.get(endpointOf.get(routePath) ?? resource) ?? auth, route, { maxBodyBytes }),
     before: (req: IncomingMessage, res: ServerResponse, requestPath: string) => metadata(req, res, requestPath),
   })
   // assign, not spread: a spread would read `app` and load Koa for a server that never needs it
-  return Object.assign(app, { resource, warm: async () => jwt?.warm() })
+  return Object.assign(app, { resource, resources, warm: async () => jwt?.warm() })
 }

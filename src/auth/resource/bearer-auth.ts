@@ -94,11 +94,25 @@ const first = (value: string | string[] | undefined): string | undefined => (Arr
  */
 export class BearerAuth {
   readonly #options: BearerAuthOptions
-  readonly #dpop: DpopSettings | undefined
+  // not readonly: an endpoint's copy (withResourceMetadataUrl) shares the original's
+  #dpop: DpopSettings | undefined
 
   constructor(options: BearerAuthOptions) {
     this.#options = options
     this.#dpop = options.dpop === false ? undefined : dpopSettings(options.dpop ?? {}, options.resourceMetadataUrl)
+  }
+
+  /**
+   * The same check (verifier, scopes, and DPoP settings: one replay cache, one nonce secret) for
+   * another endpoint of the same server, whose challenges name its own metadata (RFC 9728 §5.1).
+   *
+   * @example
+   * const sse = auth.withResourceMetadataUrl('https://mcp.example.com/.well-known/oauth-protected-resource/sse')
+   */
+  withResourceMetadataUrl(resourceMetadataUrl: string): BearerAuth {
+    const copy = new BearerAuth({ ...this.#options, resourceMetadataUrl, dpop: false })
+    copy.#dpop = this.#dpop
+    return copy
   }
 
   /** The protected resource metadata options that describe DPoP here (none when it is off). */

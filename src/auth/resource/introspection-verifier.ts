@@ -11,8 +11,8 @@ export interface IntrospectionVerifierOptions {
   /** This resource server's client credentials at the authorization server (HTTP Basic). */
   clientId: string
   clientSecret: string
-  /** This server's canonical resource URI; the token's `aud` must contain it. */
-  audience: string
+  /** This server's canonical resource URI (or its several endpoints' URIs); the token's `aud` must contain one. */
+  audience: string | readonly string[]
   /** When set, the token's `iss` (if present) must equal it. */
   issuer?: string
   /** How long (ms) a result may be reused; default `introspectionCacheMs`. 0 asks every time. */
@@ -32,7 +32,8 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
   const r = defaults.resourceServer
   const now = options.now ?? Date.now
   const fetchImpl = options.fetch ?? globalThis.fetch
-  const audience = canonicalResourceUri(options.audience)
+  const accepted = new Set((typeof options.audience === 'string' ? [options.audience] : options.audience).map((value) => canonicalResourceUri(value)))
+  if (accepted.size === 0) throw new TypeError('createIntrospectionVerifier needs an audience')
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`
   const cache = new Map<string, { info: AuthInfo; until: number }>()
 
@@ -75,7 +76,7 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
           return String(value)
         }
       })
-      if (!audiences.includes(audience)) throw new InvalidTokenError('the access token is for another resource')
+      if (!audiences.some((value) => accepted.has(value))) throw new InvalidTokenError('the access token is for another resource')
       if (options.issuer !== undefined && claims['iss'] !== undefined && claims['iss'] !== options.issuer) {
         throw new InvalidTokenError('the access token comes from an untrusted issuer')
       }

@@ -9,8 +9,11 @@ import { scopesOf, type TokenVerifier } from './token-verifier.js'
 export interface JwtVerifierOptions {
   /** The authorization server's issuer identifier; `iss` must equal it. */
   issuer: string
-  /** This server's canonical resource URI; `aud` must contain it. */
-  audience: string
+  /**
+   * This server's canonical resource URI; `aud` must contain it. Several for a server with several
+   * endpoints (identifiers): `aud` must contain one of them.
+   */
+  audience: string | readonly string[]
   /** Where the issuer publishes its keys (its metadata's `jwks_uri`), or the keys themselves. */
   jwksUri?: string
   jwks?: JSONWebKeySet
@@ -61,8 +64,11 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
   } else {
     throw new TypeError('createJwtVerifier needs jwksUri or jwks')
   }
-  const audience = canonicalResourceUri(options.audience)
-  const audiences = audience.endsWith('/') ? [audience] : [audience, `${audience}/`]
+  const audiences = (typeof options.audience === 'string' ? [options.audience] : options.audience).flatMap((value) => {
+    const audience = canonicalResourceUri(value)
+    return audience.endsWith('/') ? [audience] : [audience, `${audience}/`]
+  })
+  if (audiences.length === 0) throw new TypeError('createJwtVerifier needs an audience')
   const verifyOptions = {
     issuer: options.issuer,
     audience: audiences,

@@ -1,12 +1,13 @@
 import type { Middleware } from 'koa'
 import { METADATA_CORS_HEADERS } from './cors.js'
-import { protectedResourceMetadata, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
-import { canonicalResourceUri } from './resource-uri.js'
+import { protectedResourceMetadataByPath, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
 
 /**
  * Koa middleware serving the RFC 9728 protected resource metadata of one resource at
  * `/.well-known/oauth-protected-resource{path}` (path-aware, §3.1) and at the root
  * `/.well-known/oauth-protected-resource`, with open CORS; every other path goes on to `next`.
+ * Given several (the endpoints of one server), each at its own path with its own `resource`
+ * (RFC 9728 §3.3), the first at the root too.
  * The Koa twin of `protectedResourceMetadataEndpoint` (node:http): no `ctx.respond = false`.
  *
  * @example
@@ -14,12 +15,11 @@ import { canonicalResourceUri } from './resource-uri.js'
  * app.use(requireBearer(auth))
  * @see https://www.rfc-editor.org/rfc/rfc9728#section-3
  */
-export function serveProtectedResourceMetadata(options: ProtectedResourceMetadataOptions): Middleware {
-  const path = new URL(canonicalResourceUri(options.resource)).pathname
-  const paths = new Set(['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`])
-  const body = JSON.stringify(protectedResourceMetadata(options))
+export function serveProtectedResourceMetadata(options: ProtectedResourceMetadataOptions | readonly ProtectedResourceMetadataOptions[]): Middleware {
+  const documents = protectedResourceMetadataByPath(options)
   return async function serveProtectedResourceMetadata(ctx, next) {
-    if (!paths.has(ctx.path)) return next()
+    const body = documents.get(ctx.path)
+    if (body === undefined) return next()
     ctx.set(METADATA_CORS_HEADERS)
     if (ctx.method === 'OPTIONS') {
       ctx.set('access-control-allow-headers', 'mcp-protocol-version')

@@ -1,19 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { METADATA_CORS_HEADERS } from './cors.js'
-import { protectedResourceMetadata, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
-import { canonicalResourceUri } from './resource-uri.js'
+import { protectedResourceMetadataByPath, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
 
 /**
  * Serves RFC 9728 metadata for one resource at `/.well-known/oauth-protected-resource{path}`
  * (path-aware, §3.1) and at the root `/.well-known/oauth-protected-resource`, with open CORS.
+ * Given several (the endpoints of one server: `/mcp`, `/sse`, `/rest`), each at its own path, its
+ * `resource` the endpoint's URL (§3.3), and the first at the root too.
  * Returns false for any other path so the caller can route on.
  */
-export function protectedResourceMetadataEndpoint(options: ProtectedResourceMetadataOptions): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
-  const path = new URL(canonicalResourceUri(options.resource)).pathname
-  const paths = new Set(['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${path === '/' ? '' : path}`])
-  const body = JSON.stringify(protectedResourceMetadata(options))
+export function protectedResourceMetadataEndpoint(
+  options: ProtectedResourceMetadataOptions | readonly ProtectedResourceMetadataOptions[],
+): (req: IncomingMessage, res: ServerResponse, path: string) => boolean {
+  const documents = protectedResourceMetadataByPath(options)
   return function serveMetadata(req, res, requestPath) {
-    if (!paths.has(requestPath)) return false
+    const body = documents.get(requestPath)
+    if (body === undefined) return false
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { ...METADATA_CORS_HEADERS, 'access-control-allow-headers': 'mcp-protocol-version' }).end()
       return true

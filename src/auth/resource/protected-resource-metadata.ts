@@ -31,3 +31,18 @@ export function protectedResourceMetadata(options: ProtectedResourceMetadataOpti
     ...(options.dpopBoundAccessTokensRequired === true ? { dpop_bound_access_tokens_required: true } : {}),
   }
 }
+
+/**
+ * The metadata documents (JSON text) of one or several resources by request path: each at
+ * `/.well-known/oauth-protected-resource{path}` (RFC 9728 §3.1), the first at the root too.
+ */
+export function protectedResourceMetadataByPath(options: ProtectedResourceMetadataOptions | readonly ProtectedResourceMetadataOptions[]): Map<string, string> {
+  const documents = new Map<string, string>()
+  for (const resource of Array.isArray(options) ? options : [options]) {
+    const path = new URL(canonicalResourceUri(resource.resource)).pathname
+    const body = JSON.stringify(protectedResourceMetadata(resource))
+    if (documents.size === 0) documents.set('/.well-known/oauth-protected-resource', body)
+    documents.set(`/.well-known/oauth-protected-resource${path === '/' ? '' : path}`, body)
+  }
+  return documents
+}

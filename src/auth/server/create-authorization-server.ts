@@ -9,6 +9,7 @@ import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './account-store.js'
+import { expandResourceGroups } from './resource-groups.js'
 import { mergeResources, ResourceStore } from './resource-store.js'
 import { GrantAdmin } from './grant-admin.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
@@ -257,6 +258,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       maxUnused: options.registration.maxUnused,
     }),
     defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
+    // a login for one endpoint of a server covers its aliases (issue 28, item 2)
+    expandResourceGroups({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
   ]
   if (limits !== false) {
     stack.push(

@@ -14,11 +14,14 @@ const serverUrl = (label: string) =>
   z
     .string()
     .refine((value) => URL.canParse(value), `${label} must be an absolute URL`)
+    // zod runs every refinement: the later ones leave a value that is no URL to the first
     .refine((value) => {
+      if (!URL.canParse(value)) return true
       const url = new URL(value)
       return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))
     }, `${label} must use https (http is accepted on loopback hosts only, for development)`)
     .refine((value) => {
+      if (!URL.canParse(value)) return true
       const url = new URL(value)
       return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?')
     }, `${label} must not have a query or fragment`)
@@ -40,6 +43,13 @@ export const resourceSchema = z.strictObject({
   accessTokenTtlSeconds: seconds.optional(),
   /** Issue tokens for this resource only to token requests with a DPoP proof (RFC 9449): every token is bound. */
   requireDpop: z.boolean().optional(),
+  /**
+   * Other endpoint URLs of the same MCP server (e.g. its `/sse` and `/rest` beside `/mcp`): each is
+   * a resource identifier of its own (a token for it carries it as `aud`, RFC 8707) with this
+   * resource's scopes, default scopes, token format, lifetime and DPoP requirement, and a user's
+   * grant for any of them covers them all.
+   */
+  aliases: z.array(serverUrl('resource alias')).optional(),
 })
 
 export type ResourceInput = z.input<typeof resourceSchema>
@@ -234,6 +244,8 @@ export interface ResolvedResource {
   accessTokenTtlSeconds?: number
   /** Tokens only with a DPoP proof. */
   requireDpop?: boolean
+  /** Other identifiers (endpoint URLs) of the same server; absent when it has none. */
+  aliases?: string[]
 }
 
 /**
@@ -252,6 +264,8 @@ export function resolveResource(input: ResourceInput): ResolvedResource {
   if (unknown.length > 0) throw new TypeError(`invalid resource:\n  defaultScopes of ${resource.uri} name scopes it does not offer: ${unknown.join(' ')}`)
   const described = Object.keys(resource.scopeDescriptions ?? {}).filter((scope) => !scopes.includes(scope))
   if (described.length > 0) throw new TypeError(`invalid resource:\n  scopeDescriptions of ${resource.uri} describe scopes it does not offer: ${described.join(' ')}`)
+  const aliases = [...new Set(resource.aliases ?? [])]
+  if (aliases.includes(resource.uri)) throw new TypeError(`invalid resource:\n  aliases of ${resource.uri} name the resource itself`)
   return {
     uri: resource.uri,
     scopes,
@@ -262,7 +276,17 @@ export function resolveResource(input: ResourceInput): ResolvedResource {
     ...(resource.scopeDescriptions !== undefined ? { scopeDescriptions: Object.fromEntries(Object.entries(resource.scopeDescriptions)) } : {}),
     ...(resource.accessTokenTtlSeconds !== undefined ? { accessTokenTtlSeconds: resource.accessTokenTtlSeconds } : {}),
     ...(resource.requireDpop === true ? { requireDpop: true } : {}),
+    ...(aliases.length > 0 ? { aliases } : {}),
   }
+}
+
+/**
+ * The identifiers two resources share (a URI or an alias of one is a URI or an alias of the
+ * other): each identifier names one server, so such a pair cannot be served side by side.
+ */
+export function sharedIdentifiers(a: Pick<ResolvedResource, 'uri' | 'aliases'>, b: Pick<ResolvedResource, 'uri' | 'aliases'>): string[] {
+  const ofB = new Set([b.uri, ...(b.aliases ?? [])])
+  return [a.uri, ...(a.aliases ?? [])].filter((identifier) => ofB.has(identifier))
 }
 
 type RateLimits = { -readonly [K in keyof typeof defaults.authServer.rateLimits]: number }
@@ -322,6 +346,14 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
       return resolveResource(resource)
     } catch (error) {
       throw new TypeError(`invalid authorization server options:\n  resources: ${(error as Error).message.replace(/^invalid resource:\n\s*/, '')}`)
+    }
+  })
+  // an identifier names one server: no resource's URI or alias is another's
+  resources.forEach((resource, i) => {
+    for (const other of resources.slice(i + 1)) {
+      const shared = sharedIdentifiers(resource, other)
+      if (shared.length > 0)
+        throw new TypeError(`invalid authorization server options:\n  resources: ${shared.join(' ')} is both ${resource.uri} (or its alias) and ${other.uri} (or its alias)`)
     }
   })
   return {

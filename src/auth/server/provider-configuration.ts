@@ -11,6 +11,7 @@ import { metadataTooLarge } from './registration-limits.js'
 import { outboundFetch } from '../../net/outbound-fetch.js'
 import type { PrivateJwk } from './signing-keys.js'
 import { redirectUriProblem } from './redirect-policy.js'
+import { defaultResourceOf } from './resource-groups.js'
 import { ResourceServerInfos } from './resource-server-info.js'
 import { pageHeaders, renderView } from '../../views/render-view.js'
 import { clientDisplayName } from './interactions/client-display-name.js'
@@ -140,9 +141,9 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
       resourceIndicators: {
         enabled: true,
         // A 2025-03-26 client omits `resource`: bind its token to the configured MCP resource.
+        // (several: the first of one server's identifiers, see resource-groups)
         defaultResource(_ctx: KoaContextWithOIDC, _client: unknown, oneOf?: string[]) {
-          if (oneOf === undefined) return defaultResource
-          return oneOf.includes(defaultResource) ? defaultResource : oneOf
+          return defaultResourceOf(oneOf, defaultResource, deps.scopes)
         },
         useGrantedResource: () => true,
         getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: { clientAuthMethod: string; scope?: string }) {

@@ -1,6 +1,6 @@
 import type { MessageBus } from '../../storage/message-bus.js'
 import type { RecordStore } from '../../storage/types.js'
-import { resolveResource, type ResolvedResource, type ResourceInput } from './options.js'
+import { resolveResource, sharedIdentifiers, type ResolvedResource, type ResourceInput } from './options.js'
 
 const RESOURCES = 'resources'
 /** Bus channel: the stored resources changed (the message carries nothing; readers reload them). */
@@ -28,9 +28,17 @@ export class ResourceStore {
     this.#bus = bus
   }
 
-  /** Adds a resource, or replaces the one with the same URI. */
+  /**
+   * Adds a resource, or replaces the one with the same URI. Throws a TypeError when its URI or an
+   * alias is another stored resource's URI or alias (an identifier names one server).
+   */
   async add(input: ResourceInput): Promise<StoredResource> {
     const stored: StoredResource = { ...resolveResource(input), addedAt: Date.now() }
+    for (const other of await this.list()) {
+      if (other.uri === stored.uri) continue
+      const shared = sharedIdentifiers(stored, other)
+      if (shared.length > 0) throw new TypeError(`invalid resource:\n  ${shared.join(' ')} already names the stored resource ${other.uri}: remove it there first`)
+    }
     await this.#records.put(RESOURCES, stored.uri, stored)
     await this.#bus?.publish(CHANGED, '')
     return stored
@@ -87,9 +95,14 @@ export class ResourceStore {
   }
 }
 
-/** Configured resources first (the first is the default), then stored ones with another URI. */
+/**
+ * Configured resources first (the first is the default), then stored ones none of whose
+ * identifiers (URI, aliases) a configured one or an earlier stored one already has.
+ */
 export function mergeResources(configured: readonly ResolvedResource[], stored: readonly StoredResource[]): ResolvedResource[] {
-  const seen = new Set(configured.map((resource) => resource.uri))
-  const added = stored.filter((resource) => !seen.has(resource.uri)).map(({ addedAt: _addedAt, ...resource }) => resource)
-  return [...configured, ...added]
+  const merged = [...configured]
+  for (const { addedAt: _addedAt, ...resource } of stored) {
+    if (merged.every((other) => sharedIdentifiers(resource, other).length === 0)) merged.push(resource)
+  }
+  return merged
 }

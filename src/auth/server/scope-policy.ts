@@ -15,7 +15,7 @@ export class ScopePolicy {
   readonly #openRegistrationScopes: ReadonlySet<string>
 
   constructor(resources: readonly ResolvedResource[], openRegistrationScopes: readonly string[]) {
-    this.#resources = new Map(resources.map((resource) => [resource.uri, resource]))
+    this.#resources = byIdentifier(resources)
     this.#openRegistrationScopes = new Set(openRegistrationScopes)
   }
 
@@ -24,7 +24,7 @@ export class ScopePolicy {
    * map is swapped for another: the lookups stay one Map.get per request.
    */
   setResources(resources: readonly ResolvedResource[]): void {
-    this.#resources = new Map(resources.map((resource) => [resource.uri, resource]))
+    this.#resources = byIdentifier(resources)
   }
 
   /** Every scope some resource offers (oidc-provider also lists these among OIDC scopes). */
@@ -32,8 +32,19 @@ export class ScopePolicy {
     return new Set([...this.#resources.values()].flatMap((resource) => resource.scopes))
   }
 
+  /** The resource `indicator` names: a resource, or one of its aliases as a resource of its own (`uri` the alias). */
   resource(indicator: string): ResolvedResource | undefined {
     return this.#resources.get(indicator)
+  }
+
+  /**
+   * Every identifier of the server `indicator` names, `indicator` first (the resource and its
+   * aliases); `[indicator]` alone for one without aliases or unknown here.
+   */
+  group(indicator: string): string[] {
+    const resource = this.#resources.get(indicator)
+    if (resource?.aliases === undefined) return [indicator]
+    return [indicator, ...resource.aliases.filter((alias) => alias !== indicator)]
   }
 
   /** The scopes of `indicator` that `account` may be granted. */
@@ -76,4 +87,20 @@ export class ScopePolicy {
   get openRegistrationScope(): string {
     return [...this.#openRegistrationScopes].join(' ')
   }
+}
+
+/**
+ * One entry per identifier: a resource under its URI, and under each alias a copy whose `uri` is
+ * the alias (the audience of its tokens) and whose `aliases` are the group's other identifiers.
+ */
+function byIdentifier(resources: readonly ResolvedResource[]): Map<string, ResolvedResource> {
+  const map = new Map<string, ResolvedResource>()
+  for (const resource of resources) {
+    map.set(resource.uri, resource)
+    for (const alias of resource.aliases ?? []) {
+      if (map.has(alias)) continue
+      map.set(alias, { ...resource, uri: alias, aliases: [resource.uri, ...(resource.aliases ?? []).filter((other) => other !== alias)] })
+    }
+  }
+  return map
 }

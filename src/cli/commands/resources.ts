@@ -9,7 +9,7 @@ export const resourcesCommand: Command = {
   summary: 'add, list or remove the protected MCP servers the authorization server issues tokens for',
   usage: `
 Usage: mcp-auth resources add <url> [--scopes "SCOPE ..."] [--default-scopes "SCOPE ..."] [--name NAME]
-                              [--token-lifetime SECONDS] [--opaque] [STORE]
+                              [--token-lifetime SECONDS] [--opaque] [--aliases "URL ..."] [STORE]
        mcp-auth resources list [STORE]
        mcp-auth resources remove <url> [STORE]
 STORE: [--data-dir DIR] [--config FILE] [--redis URL] [--redis-prefix P]
@@ -29,6 +29,8 @@ Options:
   --name NAME               shown on the consent page beside the URL
   --token-lifetime SECONDS  access-token lifetime for this resource (default ${defaults.authServer.ttl.accessToken})
   --opaque                  opaque access tokens (checked by introspection) instead of JWTs
+  --aliases "URL ..."       other endpoint URLs of the same MCP server (e.g. its /sse and /rest):
+                            tokens for them too, with these settings, and one login covers all
 ${adminUsage(28)}  -h, --help                show this help
 `,
   options: {
@@ -37,6 +39,7 @@ ${adminUsage(28)}  -h, --help                show this help
     name: { type: 'string' },
     'token-lifetime': { type: 'string' },
     opaque: { type: 'boolean' },
+    aliases: { type: 'string' },
     ...ADMIN_OPTIONS,
   },
   allowPositionals: true,
@@ -55,8 +58,9 @@ ${adminUsage(28)}  -h, --help                show this help
       if (action === 'list') {
         for (const resource of await resources.list()) {
           const lifetimeText = resource.accessTokenTtlSeconds === undefined ? '' : `\ttokens ${resource.accessTokenTtlSeconds} s`
+          const aliasText = resource.aliases === undefined ? '' : `\taliases: ${resource.aliases.join(' ')}`
           process.stdout.write(
-            `${resource.uri}\t${resource.name ?? '-'}\tscopes: ${resource.scopes.join(' ')}\tdefault: ${resource.defaultScopes.join(' ')}${lifetimeText}${resource.tokenFormat === 'opaque' ? '\topaque' : ''}\n`,
+            `${resource.uri}\t${resource.name ?? '-'}\tscopes: ${resource.scopes.join(' ')}\tdefault: ${resource.defaultScopes.join(' ')}${lifetimeText}${resource.tokenFormat === 'opaque' ? '\topaque' : ''}${aliasText}\n`,
           )
         }
         return 0
@@ -78,6 +82,7 @@ ${adminUsage(28)}  -h, --help                show this help
           ...(typeof values.name === 'string' ? { name: values.name } : {}),
           ...(lifetime !== undefined ? { accessTokenTtlSeconds: lifetime } : {}),
           ...(values.opaque === true ? { tokenFormat: 'opaque' as const } : {}),
+          ...(typeof values.aliases === 'string' ? { aliases: values.aliases.split(/\s+/).filter((alias) => alias !== '') } : {}),
         })
       } catch (error) {
         if (error instanceof TypeError) throw new UsageError(error.message)

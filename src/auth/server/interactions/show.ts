@@ -38,7 +38,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   const clientName = clientDisplayName(client.clientId, client.clientName)
   const prompt = details.prompt
   const missing = (prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>
-  const resource = Object.keys(missing)[0] ?? (typeof details.params['resource'] === 'string' ? details.params['resource'] : deps.defaultResource)
+  // several: one server's identifiers, the one the client named first (resource-groups)
+  const named = ([] as unknown[]).concat(details.params['resource'] ?? [])[0]
+  const resource = Object.keys(missing)[0] ?? (typeof named === 'string' ? named : deps.defaultResource)
   const csrf = csrfFor(deps, uid)
   const abortAction = `${basePath}/${uid}/abort`
   if (prompt.name === 'login' && deps.upstream !== undefined && error === undefined) {
@@ -62,7 +64,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   // Only refused scopes were missing (the rest was consented before): nothing to ask the user.
   if (decision.nothingToAsk && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)
   const account = details.session?.accountId === undefined ? undefined : await deps.accounts.findById(details.session.accountId)
-  const indicators = Object.keys(decision.grant).length > 0 ? Object.keys(decision.grant) : [resource]
+  const granted = Object.keys(decision.grant).length > 0 ? Object.keys(decision.grant) : [resource]
+  // one server's identifiers (a resource and its aliases, resource-groups) are one line: the first
+  const indicators = granted.filter((indicator, i) => granted.slice(0, i).every((kept) => !deps.scopes.group(kept).includes(indicator)))
   const resources = indicators.map((indicator) => deps.scopes.resource(indicator)).filter((found) => found !== undefined)
   // Refresh tokens go to every client allowed the grant (see provider-configuration), so the
   // offline_access line below is shown whether or not the client asked for it.
