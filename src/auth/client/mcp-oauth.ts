@@ -18,6 +18,7 @@ import { McpOAuthError } from './mcp-oauth-error.js'
 import { checkResponseIssuer } from './check-response-issuer.js'
 import { applicationType } from './application-type.js'
 import { requestedScope } from './requested-scope.js'
+import { siblingGrants } from './sibling-grants.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -168,7 +169,9 @@ export class McpOAuth {
   async ensureLogin(): Promise<void> {
     if ((await this.#currentTokens()) !== undefined) return
     const challenge = await this.#probe()
-    if (challenge !== null) await this.login({ challenge })
+    if (challenge === null) return
+    if ((await this.#fromSibling(challenge)) !== undefined) return
+    await this.login({ challenge })
   }
 
   /** Runs the whole login now (or joins one in progress) and stores the tokens. */
@@ -317,6 +320,8 @@ export class McpOAuth {
         // invalid_grant (revoked, reused) and the like: a new login
       }
     }
+    const sibling = stored === undefined ? await this.#fromSibling(challenge) : undefined
+    if (sibling !== undefined) return sibling
     return this.#loginInFetch({ challenge, ...(discovered.scope !== undefined ? { scope: discovered.scope } : {}) })
   }
 
@@ -342,8 +347,63 @@ export class McpOAuth {
       const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource }, await this.#dpopOption(server, config, stale.token_type?.toLowerCase() === 'dpop'))
       const tokens = toStored(response, stale)
       await store.setTokens(server.issuer, key, tokens)
+      await this.#shareRotated(server.issuer, stale.refresh_token, tokens.refresh_token)
       return tokens
     })
+  }
+
+  /**
+   * One login per server (issue 28, item 2): with no tokens for this resource, a refresh token
+   * held for another resource on the same origin, from the same authorization server and client,
+   * is tried for this one (RFC 8707 §2.2: `resource` on a refresh request, within the grant). On
+   * success the new tokens are stored under this resource and the sibling's stay; any refusal
+   * (`invalid_target`: not in the grant; `invalid_grant`) is silent and a login follows. Tokens
+   * of another origin are never tried, and nothing goes anywhere but the issuer's token endpoint.
+   */
+  async #fromSibling(challenge: string | null): Promise<StoredTokens | undefined> {
+    if (this.#options.signal?.aborted === true) return undefined
+    let discovered: DiscoveredAuthorization
+    let bind: boolean
+    try {
+      discovered = await this.#discover(challenge)
+      bind = dpopBinding(this.#dpopMode, discovered, discovered.server)
+    } catch {
+      return undefined // the login says what is wrong
+    }
+    const { server, resource } = discovered
+    const { store } = this.#options
+    if (discovered.defaultPaths) return undefined
+    const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
+    if (registration === undefined) return undefined
+    const siblings = siblingGrants(await store.list(), { issuer: server.issuer, resource, clientId: registration.client_id, bound: bind })
+    for (const sibling of siblings) {
+      const tokens = await store
+        .exclusive(async () => {
+          const current = await store.getTokens(server.issuer, sibling.resource)
+          if (current?.refresh_token === undefined) return undefined
+          const config = this.#configuration(server, registration)
+          const response = await client.refreshTokenGrant(config, current.refresh_token, { resource }, await this.#dpopOption(server, config, bind))
+          const refreshed = { ...toStored(response, current), client_id: registration.client_id }
+          await store.setTokens(server.issuer, await this.#key(server.issuer, resource), refreshed)
+          await this.#shareRotated(server.issuer, current.refresh_token, refreshed.refresh_token)
+          return refreshed
+        })
+        .catch(() => undefined)
+      if (tokens !== undefined) return tokens
+    }
+    return undefined
+  }
+
+  /**
+   * A refresh that rotated the refresh token spent the old one: every entry that holds it (the
+   * resources of one server share a grant, issue 28) gets the new one, so none is left with a spent token.
+   */
+  async #shareRotated(issuer: string, spent: string | undefined, fresh: string | undefined): Promise<void> {
+    if (spent === undefined || fresh === undefined || spent === fresh) return
+    const { store } = this.#options
+    for (const entry of await store.list()) {
+      if (entry.issuer === issuer && entry.tokens.refresh_token === spent) await store.setTokens(issuer, entry.resource, { ...entry.tokens, refresh_token: fresh })
+    }
   }
 
   /** A bare request to learn what the server asks for (its 401 challenge: scope, metadata URL). */
@@ -413,7 +473,7 @@ export class McpOAuth {
       } catch (error) {
         throw new McpOAuthError('authorization', `the login did not complete: ${oauthRefusal(error, server.issuer)}`, { cause: error })
       }
-      const tokens = toStored(response)
+      const tokens = { ...toStored(response), client_id: registration.client_id }
       await this.#options.store.setTokens(server.issuer, await this.#key(server.issuer, resource), tokens)
       this.#options.onLogin?.({ resource, ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}), notGranted: notGranted(scope, response.scope) })
       return tokens
@@ -546,6 +606,7 @@ function toStored(response: client.TokenEndpointResponse, previous?: StoredToken
   const expiresIn = response.expires_in
   const refresh = response.refresh_token ?? previous?.refresh_token
   return {
+    ...(previous?.client_id !== undefined ? { client_id: previous.client_id } : {}),
     access_token: response.access_token,
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
     ...(typeof expiresIn === 'number' ? { expires_at: Math.floor(Date.now() / 1000) + expiresIn } : {}),
