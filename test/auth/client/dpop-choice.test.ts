@@ -5,7 +5,7 @@
  * the authorization server offers it, `never` asks for Bearer and refuses a resource that
  * requires DPoP before any login page; a Bearer-only instance keeps its tokens beside bound ones.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -133,6 +133,29 @@ describe('McpOAuth dpop', () => {
     const bearerOnly = new McpOAuth(resource.url, { store, handoff, dpop: 'never' })
     expect(await bearerOnly.accessToken()).toBe((await store.getTokens(as.issuer, resource.url))?.access_token)
     expect(handoff.urls).toEqual([])
+  })
+})
+
+describe('a token store written before issue 28', () => {
+  it('keeps working: its entries (no client_id, no Bearer entry beside) are used as they are, by every dpop choice', async () => {
+    publish({ dpop_signing_alg_values_supported: ['ES256'] })
+    const store = newStore()
+    expect(await schemeOfUserLogin('never', store)).toBe('Bearer')
+    // the file as an earlier version wrote it: version 1, tokens keyed by [issuer, resource], no client_id
+    const { client_id: _added, ...old } = (await store.getTokens(as.issuer, resource.url))!
+    await writeFile(
+      store.file,
+      JSON.stringify({ version: 1, clients: { [as.issuer]: await store.getClient(as.issuer) }, tokens: { [JSON.stringify([as.issuer, resource.url])]: old } }),
+      {
+        mode: 0o600,
+      },
+    )
+    for (const dpop of ['auto', 'never', 'always'] as const) {
+      const handoff = formHandoff()
+      const auth = new McpOAuth(resource.url, { store: new FileTokenStore(store.file), handoff, dpop })
+      expect(await auth.accessToken()).toBe(old.access_token)
+      expect(handoff.urls).toEqual([])
+    }
   })
 })
 
