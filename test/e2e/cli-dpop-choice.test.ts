@@ -59,11 +59,13 @@ describe('DPoP-bound or Bearer tokens from the CLI against mcp-auth start', () =
     const bound = join(dir, 'bound.json')
     expect((await withBrowserLogin(['login', mcp, '--no-browser', '--store', bound])).code).toBe(0)
     expect(Object.values((await readStore(bound)).tokens).map((t) => t.token_type.toLowerCase())).toEqual(['dpop'])
+    expect((await runCli(['whoami', mcp, '--store', bound])).stdout).toMatch(/^type {5}DPoP-bound \(RFC 9449\)$/m)
 
     const bearer = join(dir, 'bearer.json')
     const login = await withBrowserLogin(['login', mcp, '--no-dpop', '--no-browser', '--store', bearer])
     expect(login.code, login.stderr).toBe(0)
     expect(Object.values((await readStore(bearer)).tokens).map((t) => t.token_type.toLowerCase())).toEqual(['bearer'])
+    expect((await runCli(['whoami', mcp, '--store', bearer])).stdout).toMatch(/^type {5}Bearer$/m)
     const call = await runCli(['call', mcp, 'echo', '{"text":"bearer from --no-dpop"}', '--no-dpop', '--no-browser', '--store', bearer])
     expect(call.code, call.stderr).toBe(0)
     expect(call.stdout).toContain('bearer from --no-dpop')
