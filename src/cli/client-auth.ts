@@ -2,7 +2,8 @@ import { JwtBearerAuth } from '../auth/client/jwt-bearer-auth.js'
 import { ClientCredentialsAuth } from '../auth/client/client-credentials-auth.js'
 import type { HeldToken } from '../auth/client/machine-token.js'
 import { McpOAuthError } from '../auth/client/mcp-oauth-error.js'
-import { McpOAuth } from '../auth/client/mcp-oauth.js'
+import { McpOAuth, type LoginOutcome } from '../auth/client/mcp-oauth.js'
+import type { DpopMode } from '../auth/client/dpop-mode.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
 import { connectHttp } from '../transports/http-client/index.js'
@@ -22,6 +23,8 @@ export const CLIENT_OPTIONS = {
   'client-metadata-url': { type: 'string' },
   'jwt-bearer-assertion-file': { type: 'string' },
   'jwt-bearer-assertion-env': { type: 'string' },
+  dpop: { type: 'boolean' },
+  'no-dpop': { type: 'boolean' },
 } as const
 
 /** What the client commands need of an authentication: the login helper's, or a machine's. */
@@ -46,6 +49,10 @@ Login options (any command that may need to log in):
                           --client-secret): never a browser
   --client-metadata-url URL
                           this client's metadata document URL (used when the server supports it)
+  --dpop                  always ask for DPoP-bound tokens (RFC 9449) when the authorization
+                          server offers them (default: only when the server's resource metadata
+                          says it accepts DPoP too; otherwise Bearer)
+  --no-dpop               never: Bearer tokens (refused when the server accepts DPoP only)
 Machine tokens (client credentials, JWT bearer) are kept in the token store until they expire.
 Workload options (no browser: a JWT the platform issued is the grant, RFC 7523):
   --jwt-bearer-assertion-file FILE
@@ -54,6 +61,28 @@ Workload options (no browser: a JWT the platform issued is the grant, RFC 7523):
                           the assertion in the environment variable VAR
                           (with --client-id, and --client-secret for a confidential client)
 `
+
+/** `--dpop` (always), `--no-dpop` (never), neither (the default, auto); `forced` overrides both (`mcp-auth token`). */
+export function dpopMode(values: Record<string, string | boolean | undefined>, forced?: DpopMode): DpopMode {
+  if (values['dpop'] === true && values['no-dpop'] === true) throw new UsageError('--dpop and --no-dpop: give one')
+  if (forced !== undefined) return forced
+  return values['dpop'] === true ? 'always' : values['no-dpop'] === true ? 'never' : defaults.oauthClient.dpop
+}
+
+/** `logged in to URL (scope: mcp); not granted: files:read`: what a login got, and what it asked for and did not. */
+export function loginLine(url: string, login: Pick<LoginOutcome, 'scope' | 'notGranted'>): string {
+  return `logged in to ${url}${login.scope ? ` (scope: ${login.scope})` : ''}${login.notGranted.length > 0 ? `; not granted: ${login.notGranted.join(' ')}` : ''}`
+}
+
+/** What the client commands choose beyond the shared options: Ctrl-C, where logins run, Bearer only (`token`), who reports a login. */
+export interface ClientAuthOptions {
+  signal?: AbortSignal
+  loginOutsideFetch?: boolean
+  /** Overrides --dpop/--no-dpop: `mcp-auth token` wants Bearer tokens. */
+  dpop?: DpopMode
+  /** Told after a browser login; by default a line on stderr ({@link loginLine}). */
+  onLogin?: (login: LoginOutcome) => void
+}
 
 export function serverUrl(positional: string | undefined): string {
   if (positional === undefined) throw new UsageError('expected the MCP server URL')
@@ -70,7 +99,7 @@ export function serverUrl(positional: string | undefined): string {
  * an assertion option is given (no browser ever: a refused assertion is an error, not a login to
  * ask for), else the login helper ({@link cliAuth}).
  */
-export function cliClientAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): CliAuth {
+export function cliClientAuth(url: string, values: Record<string, string | boolean | undefined>, options: ClientAuthOptions = {}): CliAuth {
   const file = values['jwt-bearer-assertion-file']
   const env = values['jwt-bearer-assertion-env']
   const clientId = values['client-id']
@@ -78,11 +107,12 @@ export function cliClientAuth(url: string, values: Record<string, string | boole
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   // `login --scope`: what a machine asks for too
   const scope = typeof values['scope'] === 'string' ? { scope: values['scope'] } : {}
+  const dpop = dpopMode(values, options.dpop)
   if (typeof file !== 'string' && typeof env !== 'string') {
     const explicit = values['client-credentials'] === true
     if (explicit && (typeof clientId !== 'string' || typeof secret !== 'string')) throw new UsageError('--client-credentials needs --client-id and --client-secret')
     if (typeof clientId !== 'string' || typeof secret !== 'string') return cliAuth(url, values, options)
-    return clientCredentialsFirst(url, values, options, new ClientCredentialsAuth(url, { clientId, clientSecret: secret, store, ...scope }), explicit)
+    return clientCredentialsFirst(url, values, options, new ClientCredentialsAuth(url, { clientId, clientSecret: secret, store, dpop, ...scope }), explicit)
   }
   if (typeof file === 'string' && typeof env === 'string') throw new UsageError('give the assertion in a file or in a variable, not both')
   if (values['client-credentials'] === true) throw new UsageError('--client-credentials and a JWT bearer assertion are two grants: give one')
@@ -92,6 +122,7 @@ export function cliClientAuth(url: string, values: Record<string, string | boole
     ...(typeof secret === 'string' ? { clientSecret: secret } : {}),
     ...scope,
     store,
+    dpop,
   })
   return { fetch: workload.fetch, ensureLogin: async () => {}, loginAsked: async () => false, machineToken: () => workload.accessToken() }
 }
@@ -105,7 +136,7 @@ export function cliClientAuth(url: string, values: Record<string, string | boole
 function clientCredentialsFirst(
   url: string,
   values: Record<string, string | boolean | undefined>,
-  options: { signal?: AbortSignal; loginOutsideFetch?: boolean },
+  options: ClientAuthOptions,
   machine: ClientCredentialsAuth,
   explicit: boolean,
 ): CliAuth {
@@ -147,13 +178,17 @@ function clientCredentialsFirst(
  * store. `signal` (Ctrl-C) ends a login waiting for the browser; `loginOutsideFetch` leaves the
  * logins MCP requests need to `withLogin`, so that the browser wait does not count against them.
  */
-export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, options: { signal?: AbortSignal; loginOutsideFetch?: boolean } = {}): McpOAuth {
+export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, options: ClientAuthOptions = {}): McpOAuth {
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   const clientId = values['client-id']
+  const { signal, loginOutsideFetch, onLogin } = options
   return new McpOAuth(url, {
     store,
     clientName: 'mcp-auth CLI',
-    ...options,
+    ...(signal !== undefined ? { signal } : {}),
+    ...(loginOutsideFetch !== undefined ? { loginOutsideFetch } : {}),
+    dpop: dpopMode(values, options.dpop),
+    onLogin: onLogin ?? ((login) => process.stderr.write(`${loginLine(url, login)}\n`)),
     ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
     ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
     ...(typeof clientId === 'string'

@@ -557,6 +557,15 @@ export const defaults = {
     dpopAlgorithm: 'ES256',
     /** Retries of one request after a `use_dpop_nonce` challenge (RFC 9449 §8, §9). */
     dpopNonceRetries: 1,
+    /**
+     * When the login helper and the machine clients ask for DPoP-bound tokens (issue 28): `auto`
+     * binds only when the resource's metadata says it takes DPoP (RFC 9728
+     * `dpop_signing_alg_values_supported` lists our algorithm, or `dpop_bound_access_tokens_required`)
+     * and the authorization server lists our algorithm; otherwise Bearer. A resource that never
+     * said it verifies proofs (a FastMCP or SDK bearer middleware checking our JWTs) refuses a
+     * bound token, so binding by the authorization server's word alone locks clients out.
+     */
+    dpop: 'auto',
   },
   branding: {
     /**

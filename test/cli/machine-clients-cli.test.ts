@@ -105,8 +105,14 @@ describe('machine clients from the CLI (issue 28)', () => {
     const token = await run(['token', `${origin}/mcp`, ...reporter, '--no-browser', '--store', store])
     expect(token.code, token.stderr).toBe(0)
     expect(token.stdout.trim()).toMatch(/^[\w.-]{20,}$/)
-    // the kept machine token is forgotten by logout, as a user login's would be
-    expect(Object.keys((JSON.parse(await readFile(store, 'utf8')) as { tokens: object }).tokens)).toHaveLength(1)
+    // start's metadata lists DPoP: tools and call keep a bound machine token, token one of its own
+    // beside it, a Bearer token a script can use (issue 28, item 1); logout forgets both, as a user login's
+    const kept = (JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { token_type: string }> }).tokens
+    expect(
+      Object.values(kept)
+        .map((entry) => entry.token_type.toLowerCase())
+        .sort(),
+    ).toEqual(['bearer', 'dpop'])
     const logout = await run(['logout', `${origin}/mcp`, '--store', store])
     expect(logout.code, logout.stderr).toBe(0)
     expect((JSON.parse(await readFile(store, 'utf8')) as { tokens: object }).tokens).toEqual({})

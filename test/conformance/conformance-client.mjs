@@ -126,6 +126,9 @@ try {
       handoff: headlessHandoff,
       clientName: 'mcp-auth-conformance-client',
       clientMetadataDocument: CIMD_URL,
+      // the DPoP scenarios' resource metadata does not say it takes DPoP (only their authorization
+      // server does): by default our client would ask for Bearer there (issue 28), so they ask for it
+      ...(scenario.startsWith('auth/dpop') ? { dpop: 'always' } : {}),
       ...(context.client_id ? { anyIssuerClient: { client_id: context.client_id, ...(context.client_secret ? { client_secret: context.client_secret } : {}) } } : {}),
     })
     const client = await connect(auth.fetch)

@@ -14,11 +14,9 @@ import { createProtectedMcpApp } from '../../src/app/protected-mcp-app.js'
 import { createDemoServer } from '../../src/demo/demo-server.js'
 import { startAuthServer, type RunningAuthServer } from '../helpers/auth-server.js'
 import { launchChromium } from '../helpers/chromium.js'
-import { cliLoginInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
+import { cliLoginInChromium, signInInChromium, spawnWaitingForLogin } from '../helpers/cli-browser-login.js'
 import { runCli, runCliOnTerminal } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
-import { storedDpopKey } from '../helpers/dpop-stored-key.js'
-import { fetchWithDpop } from '../../src/auth/client/dpop.js'
 
 const DEMO = { username: 'ada', password: 'ada password 1' }
 let browser: Browser
@@ -90,35 +88,37 @@ describe('the CLI against a protected server whose authorization server runs apa
     expect(output).toMatch(/progress 100\/100[^\n]*\r?\n\{/)
   })
 
-  it('prints the stored token with token, and names the account with whoami', async () => {
+  it('prints a Bearer token with token, kept beside the bound one of the other commands, and names the account with whoami', async () => {
+    // the server's metadata lists DPoP: the login's tokens are bound (a proof of the stored key on
+    // every request); a script cannot send proofs, so token logs in once for a Bearer token of its
+    // own (issue 28), and the second run prints the kept one without a login
+    const bound = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { token_type: string }> }
+    expect(Object.values(bound.tokens).map((tokens) => tokens.token_type.toLowerCase())).toEqual(['dpop'])
+    const waiting = await spawnWaitingForLogin(['token', mcpUrl, '--no-browser', '--store', store])
+    await signInInChromium(browser, waiting.authorizationUrl, DEMO)
+    const first = await waiting.exited
+    expect(first.code, first.stderr).toBe(0)
     const token = await runCli(['token', mcpUrl, '--no-browser', '--store', store])
     expect(token.code, token.stderr).toBe(0)
-    const stored = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { access_token: string }> }
-    expect(token.stdout).toBe(`${Object.values(stored.tokens)[0]!.access_token}\n`)
-    // the token is DPoP-bound (the authorization server offers DPoP): presented with a proof of the stored key
-    expect(token.stderr).toContain('DPoP-bound')
-    const key = await storedDpopKey(store)
-    const response = await fetchWithDpop(
-      fetch,
-      mcpUrl,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'server/discover',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'server/discover',
-          params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
-        }),
+    expect(token.stdout).toBe(first.stdout)
+    const stored = JSON.parse(await readFile(store, 'utf8')) as { tokens: Record<string, { access_token: string; token_type: string }> }
+    expect(stored.tokens[JSON.stringify([as.issuer, `${mcpUrl}#bearer`])]).toMatchObject({ access_token: token.stdout.trim(), token_type: expect.stringMatching(/^bearer$/i) })
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token.stdout.trim()}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
       },
-      token.stdout.trim(),
-      key,
-    )
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    })
     expect(response.status).toBe(200)
     const whoami = await runCli(['whoami', mcpUrl, '--store', store])
     expect(whoami.stdout).toMatch(/^account {2}ada$/m)

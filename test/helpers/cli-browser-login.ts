@@ -50,3 +50,25 @@ export async function cliLoginInChromium(
   const { code, stdout, stderr } = await login.exited
   return { code, stdout, stderr, consentText }
 }
+
+/**
+ * The login form in Chromium, and the consent page only if it comes (a client that holds a grant
+ * for these scopes already is sent straight back).
+ */
+export async function signInInChromium(browser: Browser, authorizationUrl: string, who: { username: string; password: string }): Promise<void> {
+  const context = await browser.newContext()
+  try {
+    const page = await context.newPage()
+    await page.goto(authorizationUrl)
+    await page.fill('#username', who.username)
+    await page.fill('#password', who.password)
+    await page.click('#sign-in')
+    await page.locator('#allow').or(page.getByText('Signed in')).first().waitFor()
+    if (await page.locator('#allow').isVisible()) {
+      await page.click('#allow')
+      await page.waitForSelector('text=Signed in')
+    }
+  } finally {
+    await context.close()
+  }
+}

@@ -1,12 +1,10 @@
 import * as client from 'openid-client'
 import { importPKCS8 } from 'jose'
 import { clientSecretBasic } from './client-secret-basic.js'
-import { MachineDpop, MachineTokenCache, machineFetch, machineScope, machineTokenKey, probeChallenge, type HeldToken } from './machine-token.js'
-import type { TokenStore } from './token-store.js'
-import { discoverAuthorization, type DiscoveredAuthorization } from './discover.js'
 import { clientConfiguration } from './client-configuration.js'
+import { MachineAuth, type MachineAuthOptions, type MachineTokenRequest } from './machine-auth.js'
 
-export interface ClientCredentialsOptions {
+export interface ClientCredentialsOptions extends MachineAuthOptions {
   clientId: string
   /** client_secret_basic when set… */
   clientSecret?: string
@@ -14,67 +12,39 @@ export interface ClientCredentialsOptions {
   privateKeyPem?: string
   /** JWS algorithm of the assertion (default ES256). */
   algorithm?: string
-  scope?: string
-  fetch?: typeof fetch
-  /** Keeps tokens here until they expire, for the next instance (the CLI's next run). */
-  store?: TokenStore
 }
 
 /**
  * Machine-to-machine access: the client credentials grant (RFC 6749 §4.4) for an MCP server,
  * with a client secret or a private_key_jwt assertion (RFC 7523), discovery as for user logins,
- * `resource` bound to the server. `fetch` adds the token and gets a new one on 401. When the
- * authorization server lists our DPoP algorithm, tokens are DPoP-bound (RFC 9449) to a key this
- * instance makes and keeps in memory, or the token store's key when `store` keeps the tokens.
+ * `resource` bound to the server. `fetch` adds the token and gets a new one on 401. Tokens are
+ * DPoP-bound (RFC 9449) as the `dpop` option says (default: when the resource's metadata and the
+ * authorization server both offer it), to a key this instance makes and keeps in memory, or the
+ * token store's key when `store` keeps the tokens.
+ *
+ * @example
+ * const auth = new ClientCredentialsAuth('https://mcp.example.com/mcp', { clientId: 'batch', clientSecret })
+ * await client.connect(new StreamableHttpClientTransport(url, { fetch: auth.fetch }))
  */
-export class ClientCredentialsAuth {
-  readonly #serverUrl: string
+export class ClientCredentialsAuth extends MachineAuth {
   readonly #options: ClientCredentialsOptions
-  readonly #fetch: typeof fetch
-  #token: Promise<HeldToken> | undefined
-  readonly #dpop: MachineDpop
-  readonly #kept: MachineTokenCache
 
   constructor(serverUrl: string, options: ClientCredentialsOptions) {
-    this.#serverUrl = serverUrl
+    super(serverUrl, options)
     this.#options = options
-    this.#fetch = options.fetch ?? globalThis.fetch
-    this.#dpop = new MachineDpop(options.store)
-    this.#kept = new MachineTokenCache(options.store, this.#dpop)
   }
 
-  readonly fetch: typeof fetch = machineFetch(
-    (input, init) => this.#fetch(input, init),
-    {
-      get: () => this.#token,
-      set: (token) => {
-        this.#token = token
-      },
-    },
-    (challenge, refused) => this.#obtain(challenge, refused),
-  )
-
-  /** The access token (a kept one while it is valid), without a request to the MCP server. */
-  accessToken(): Promise<HeldToken> {
-    this.#token ??= probeChallenge(this.#fetch, this.#serverUrl).then((challenge) => this.#obtain(challenge, undefined))
-    return this.#token
+  protected keptAs(): { grant: string; clientId: string } {
+    return { grant: 'client_credentials', clientId: this.#options.clientId }
   }
 
-  async #obtain(challenge: string | null, refused: HeldToken | undefined): Promise<HeldToken> {
-    const discovered: DiscoveredAuthorization = await discoverAuthorization(this.#serverUrl, challenge, this.#fetch)
+  protected async configuration(server: client.ServerMetadata): Promise<client.Configuration> {
     const { clientId, clientSecret, privateKeyPem, algorithm = 'ES256' } = this.#options
-    const key = machineTokenKey(discovered.resource, 'client_credentials', clientId)
-    if (refused !== undefined) await this.#kept.delete(discovered.server.issuer, key)
-    else {
-      const kept = await this.#kept.get(discovered.server.issuer, key)
-      if (kept !== undefined) return kept
-    }
     const auth = privateKeyPem !== undefined ? client.PrivateKeyJwt(await importPKCS8(privateKeyPem, algorithm)) : clientSecretBasic(clientSecret ?? '')
-    const config = clientConfiguration(discovered.server, clientId, auth, this.#fetch)
-    const scope = machineScope(this.#options.scope, challenge, refused, discovered.scope)
-    const { key: dpopKey, options } = await this.#dpop.forRequest(discovered.server, config)
-    const response = await client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) }, options)
-    await this.#kept.set(discovered.server.issuer, key, response, scope)
-    return MachineDpop.held(response, dpopKey, scope)
+    return clientConfiguration(server, clientId, auth, this.fetchImpl)
+  }
+
+  protected request(config: client.Configuration, { discovered, scope, dpop }: MachineTokenRequest): Promise<client.TokenEndpointResponse> {
+    return client.clientCredentialsGrant(config, { resource: discovered.resource, ...(scope !== undefined ? { scope } : {}) }, dpop)
   }
 }

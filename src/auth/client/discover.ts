@@ -11,6 +11,10 @@ export interface ResourceMetadata {
   resource: string
   authorization_servers?: string[]
   scopes_supported?: string[]
+  /** JWS algorithms the resource accepts on DPoP proofs (RFC 9728 §2, RFC 9449 §5.2). */
+  dpop_signing_alg_values_supported?: string[]
+  /** The resource accepts DPoP-bound access tokens only (RFC 9728 §2). */
+  dpop_bound_access_tokens_required?: boolean
 }
 
 /** Where to authorize for an MCP server: its resource metadata (if any) and the AS metadata. */

@@ -3,7 +3,9 @@
  */
 export { McpOAuth } from './mcp-oauth.js'
 export { McpOAuthError } from './mcp-oauth-error.js'
-export type { McpOAuthOptions, Handoff } from './mcp-oauth.js'
+export type { McpOAuthOptions, Handoff, LoginOutcome } from './mcp-oauth.js'
+export type { DpopMode } from './dpop-mode.js'
+export type { MachineAuthOptions } from './machine-auth.js'
 export { FileTokenStore, defaultTokenStorePath } from './token-store.js'
 export type { TokenStore, StoredClient, StoredTokens } from './token-store.js'
 export { DpopKey, fetchWithDpop, generateDpopKey, isDpopNonceChallenge, serverSupportsDpop } from './dpop.js'

@@ -1,5 +1,5 @@
 import * as client from 'openid-client'
-import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
+import { DpopKey, fetchWithDpop, generateDpopKey } from './dpop.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
 import type { TokenStore } from './token-store.js'
 import { challengeParams } from './parse-www-authenticate.js'
@@ -21,7 +21,7 @@ export function sendWithToken(fetchImpl: typeof fetch, input: Parameters<typeof 
 }
 
 /**
- * The DPoP side of a machine client's token request, when the server lists our algorithm: the
+ * The DPoP side of a machine client's token request, when the token is to be bound: the
  * token store's key for the issuer when tokens are kept there (a kept bound token needs its key
  * in the next run), else a key of the instance's own, made on first use and kept in memory.
  */
@@ -46,9 +46,9 @@ export class MachineDpop {
     return key
   }
 
-  /** openid-client's DPoP option for a token request at `server`, and the key, when DPoP is used. */
-  async forRequest(server: client.ServerMetadata, config: client.Configuration): Promise<{ key?: DpopKey; options?: client.DPoPOptions }> {
-    if (!serverSupportsDpop(server)) return {}
+  /** openid-client's DPoP option for a token request at `server`, and the key, when the token is to be bound (`bind`). */
+  async forRequest(server: client.ServerMetadata, config: client.Configuration, bind: boolean): Promise<{ key?: DpopKey; options?: client.DPoPOptions }> {
+    if (!bind) return {}
     const key = await this.key(server.issuer)
     return { key, options: { DPoP: client.getDPoPHandle(config, key.keyPair) } }
   }
@@ -73,15 +73,6 @@ export function machineTokenKey(resource: string, grant: string, clientId: strin
   const url = new URL(resource)
   url.hash = `machine=${encodeURIComponent(grant)}&client=${encodeURIComponent(clientId)}`
   return url.href
-}
-
-/** Whether a token store key is one of {@link machineTokenKey}'s for `resource`. */
-export function isMachineTokenKeyOf(key: string, resource: string): boolean {
-  if (!URL.canParse(key) || !URL.canParse(resource)) return false
-  const url = new URL(key)
-  if (!url.hash.startsWith('#machine=')) return false
-  url.hash = ''
-  return url.href === new URL(resource).href
 }
 
 /**

@@ -2,7 +2,7 @@
 export class McpOAuthError extends Error {
   override name = 'McpOAuthError'
   constructor(
-    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up' | 'cancelled',
+    readonly code: 'discovery' | 'registration' | 'authorization' | 'token' | 'step_up' | 'cancelled' | 'dpop',
     message: string,
     options?: ErrorOptions,
   ) {

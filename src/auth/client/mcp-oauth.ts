@@ -7,16 +7,18 @@ import { resourceIdentifiesServer } from './resource-identifies-server.js'
 import { clientSecretBasic } from './client-secret-basic.js'
 import { clientConfiguration } from './client-configuration.js'
 import { fetchWithBearer } from './fetch-with-bearer.js'
-import { DpopKey, fetchWithDpop, generateDpopKey, serverSupportsDpop } from './dpop.js'
+import { DpopKey, fetchWithDpop, generateDpopKey } from './dpop.js'
 import { startLoopbackCallback } from './loopback-callback.js'
 import { challengeParams } from './parse-www-authenticate.js'
-import { isMachineTokenKeyOf } from './machine-token.js'
+import { dpopBinding, type DpopMode } from './dpop-mode.js'
+import { isTokenKeyOf, tokenKeyFor } from './bearer-token-key.js'
 import type { StoredClient, StoredTokens, TokenStore } from './token-store.js'
 import { isLoopbackUrl } from '../../config/loopback-hosts.js'
 import { McpOAuthError } from './mcp-oauth-error.js'
 import { checkResponseIssuer } from './check-response-issuer.js'
 import { applicationType } from './application-type.js'
 import { requestedScope } from './requested-scope.js'
+import { siblingGrants } from './sibling-grants.js'
 
 /** How the user is sent to the authorization URL: open a browser, print it, or (in tests) drive it. */
 export type Handoff = (authorizationUrl: URL) => Promise<void> | void
@@ -53,6 +55,24 @@ export interface McpOAuthOptions {
    * them. Default false: `fetch` logs in and sends the request again itself.
    */
   loginOutsideFetch?: boolean
+  /**
+   * When tokens are DPoP-bound (RFC 9449): `auto` (default) when the resource's metadata says it
+   * accepts DPoP (RFC 9728 `dpop_signing_alg_values_supported`, `dpop_bound_access_tokens_required`)
+   * and the authorization server offers it, else Bearer; `always` whenever the authorization
+   * server offers it (an McpOAuthError `dpop` when it does not); `never`: Bearer (an McpOAuthError
+   * `dpop` when the resource requires DPoP), kept beside any bound tokens of the same resource.
+   * Tokens already bound keep being refreshed with proofs.
+   */
+  dpop?: DpopMode
+  /** Told after each login: the scope granted and the scopes asked for and not granted. */
+  onLogin?: (login: LoginOutcome) => void
+}
+
+/** What a finished login got: the granted scope, and the scopes asked for that it did not get. */
+export interface LoginOutcome {
+  resource: string
+  scope?: string
+  notGranted: string[]
 }
 
 /** The login a refused request asked for: the challenge it came with, or the wider scope it needs. */
@@ -94,9 +114,12 @@ export class McpOAuth {
   /** DPoP keys by issuer, loaded (or made and stored) once. */
   readonly #dpopKeys = new Map<string, Promise<DpopKey>>()
 
+  readonly #dpopMode: DpopMode
+
   constructor(serverUrl: string, options: McpOAuthOptions) {
     this.#serverUrl = serverUrl
     this.#options = options
+    this.#dpopMode = options.dpop ?? defaults.oauthClient.dpop
     // failures name the host and the reason ("connection refused (localhost:4000)"), not "fetch failed"
     this.#fetch = describingFetch(options.fetch ?? globalThis.fetch)
   }
@@ -146,7 +169,9 @@ export class McpOAuth {
   async ensureLogin(): Promise<void> {
     if ((await this.#currentTokens()) !== undefined) return
     const challenge = await this.#probe()
-    if (challenge !== null) await this.login({ challenge })
+    if (challenge === null) return
+    if ((await this.#fromSibling(challenge)) !== undefined) return
+    await this.login({ challenge })
   }
 
   /** Runs the whole login now (or joins one in progress) and stores the tokens. */
@@ -163,7 +188,12 @@ export class McpOAuth {
    */
   async storedTokens(): Promise<StoredTokens | undefined> {
     const { issuer, resource } = await this.#binding()
-    return this.#options.store.getTokens(issuer, resource)
+    return this.#options.store.getTokens(issuer, await this.#key(issuer, resource))
+  }
+
+  /** The store key of this instance's tokens for a resource: its own, or beside bound ones for `dpop: 'never'`. */
+  #key(issuer: string, resource: string): Promise<string> {
+    return tokenKeyFor(this.#options.store, this.#dpopMode, issuer, resource)
   }
 
   /** Forgets this server's tokens (the registration stays, keyed by issuer). */
@@ -171,9 +201,9 @@ export class McpOAuth {
     const { issuer, resource } = await this.#binding()
     const { store } = this.#options
     await store.deleteTokens(issuer, resource)
-    // and the machine tokens kept for this server (client credentials, JWT bearer)
+    // and the tokens kept beside them: Bearer ones for scripts, machine tokens (client credentials, JWT bearer)
     for (const entry of await store.list()) {
-      if (entry.issuer === issuer && isMachineTokenKeyOf(entry.resource, resource)) await store.deleteTokens(issuer, entry.resource)
+      if (entry.issuer === issuer && isTokenKeyOf(entry.resource, resource)) await store.deleteTokens(issuer, entry.resource)
     }
   }
 
@@ -217,11 +247,11 @@ export class McpOAuth {
   }
 
   /**
-   * openid-client's DPoP option for a token request: with a proof of our key when the server lists
-   * our algorithm (RFC 9449 §5), or when the tokens being refreshed are bound.
+   * openid-client's DPoP option for a token request: with a proof of our key when the token is to
+   * be bound (RFC 9449 §5, see {@link dpopBinding}), or when the tokens being refreshed are bound.
    */
-  async #dpopOption(server: oauth.AuthorizationServer, config: client.Configuration, bound = false): Promise<client.DPoPOptions | undefined> {
-    if (!bound && !serverSupportsDpop(server)) return undefined
+  async #dpopOption(server: oauth.AuthorizationServer, config: client.Configuration, bind: boolean): Promise<client.DPoPOptions | undefined> {
+    if (!bind) return undefined
     return { DPoP: client.getDPoPHandle(config, (await this.#dpopKey(server.issuer)).keyPair) }
   }
 
@@ -251,13 +281,13 @@ export class McpOAuth {
       if (!held) return undefined
       this.#bound ??= await this.#boundByResourceMetadata()
       if (this.#bound !== undefined) {
-        const tokens = await store.getTokens(this.#bound.issuer, this.#bound.resource)
+        const tokens = await store.getTokens(this.#bound.issuer, await this.#key(this.#bound.issuer, this.#bound.resource))
         if (tokens !== undefined && !refreshDue(tokens)) return tokens
       }
       await this.#discover(null)
     }
     const { server, resource } = this.#discovered!
-    const tokens = await store.getTokens(server.issuer, resource)
+    const tokens = await store.getTokens(server.issuer, await this.#key(server.issuer, resource))
     if (tokens === undefined || !refreshDue(tokens) || tokens.refresh_token === undefined) return tokens
     return this.#refresh(tokens).catch(() => tokens)
   }
@@ -280,7 +310,7 @@ export class McpOAuth {
    */
   async #recover(held: StoredTokens | undefined, challenge: string | null): Promise<StoredTokens | undefined> {
     const discovered = await this.#discover(challenge, held !== undefined)
-    const stored = await this.#options.store.getTokens(discovered.server.issuer, discovered.resource)
+    const stored = await this.#options.store.getTokens(discovered.server.issuer, await this.#key(discovered.server.issuer, discovered.resource))
     // Another process (or request) already replaced the token that was refused: use the new one.
     if (stored !== undefined && held !== undefined && stored.access_token !== held.access_token) return stored
     if (stored?.refresh_token !== undefined) {
@@ -290,6 +320,8 @@ export class McpOAuth {
         // invalid_grant (revoked, reused) and the like: a new login
       }
     }
+    const sibling = stored === undefined ? await this.#fromSibling(challenge) : undefined
+    if (sibling !== undefined) return sibling
     return this.#loginInFetch({ challenge, ...(discovered.scope !== undefined ? { scope: discovered.scope } : {}) })
   }
 
@@ -305,16 +337,73 @@ export class McpOAuth {
     const { store } = this.#options
     return store.exclusive(async () => {
       const { server, resource } = this.#discovered!
-      const current = await store.getTokens(server.issuer, resource)
+      const key = await this.#key(server.issuer, resource)
+      const current = await store.getTokens(server.issuer, key)
       if (current !== undefined && current.access_token !== stale.access_token) return current
       const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
       if (registration === undefined || stale.refresh_token === undefined) throw new McpOAuthError('token', 'nothing to refresh with')
       const config = this.#configuration(server, registration)
+      // bound tokens are refreshed with proofs (a bound refresh token needs them), Bearer ones without
       const response = await client.refreshTokenGrant(config, stale.refresh_token, { resource }, await this.#dpopOption(server, config, stale.token_type?.toLowerCase() === 'dpop'))
       const tokens = toStored(response, stale)
-      await store.setTokens(server.issuer, resource, tokens)
+      await store.setTokens(server.issuer, key, tokens)
+      await this.#shareRotated(server.issuer, stale.refresh_token, tokens.refresh_token)
       return tokens
     })
+  }
+
+  /**
+   * One login per server (issue 28, item 2): with no tokens for this resource, a refresh token
+   * held for another resource on the same origin, from the same authorization server and client,
+   * is tried for this one (RFC 8707 §2.2: `resource` on a refresh request, within the grant). On
+   * success the new tokens are stored under this resource and the sibling's stay; any refusal
+   * (`invalid_target`: not in the grant; `invalid_grant`) is silent and a login follows. Tokens
+   * of another origin are never tried, and nothing goes anywhere but the issuer's token endpoint.
+   */
+  async #fromSibling(challenge: string | null): Promise<StoredTokens | undefined> {
+    if (this.#options.signal?.aborted === true) return undefined
+    let discovered: DiscoveredAuthorization
+    let bind: boolean
+    try {
+      discovered = await this.#discover(challenge)
+      bind = dpopBinding(this.#dpopMode, discovered, discovered.server)
+    } catch {
+      return undefined // the login says what is wrong
+    }
+    const { server, resource } = discovered
+    const { store } = this.#options
+    if (discovered.defaultPaths) return undefined
+    const registration = this.#configuredClient(server.issuer) ?? (await store.getClient(server.issuer))
+    if (registration === undefined) return undefined
+    const siblings = siblingGrants(await store.list(), { issuer: server.issuer, resource, clientId: registration.client_id, bound: bind })
+    for (const sibling of siblings) {
+      const tokens = await store
+        .exclusive(async () => {
+          const current = await store.getTokens(server.issuer, sibling.resource)
+          if (current?.refresh_token === undefined) return undefined
+          const config = this.#configuration(server, registration)
+          const response = await client.refreshTokenGrant(config, current.refresh_token, { resource }, await this.#dpopOption(server, config, bind))
+          const refreshed = { ...toStored(response, current), client_id: registration.client_id }
+          await store.setTokens(server.issuer, await this.#key(server.issuer, resource), refreshed)
+          await this.#shareRotated(server.issuer, current.refresh_token, refreshed.refresh_token)
+          return refreshed
+        })
+        .catch(() => undefined)
+      if (tokens !== undefined) return tokens
+    }
+    return undefined
+  }
+
+  /**
+   * A refresh that rotated the refresh token spent the old one: every entry that holds it (the
+   * resources of one server share a grant, issue 28) gets the new one, so none is left with a spent token.
+   */
+  async #shareRotated(issuer: string, spent: string | undefined, fresh: string | undefined): Promise<void> {
+    if (spent === undefined || fresh === undefined || spent === fresh) return
+    const { store } = this.#options
+    for (const entry of await store.list()) {
+      if (entry.issuer === issuer && entry.tokens.refresh_token === spent) await store.setTokens(issuer, entry.resource, { ...entry.tokens, refresh_token: fresh })
+    }
   }
 
   /** A bare request to learn what the server asks for (its 401 challenge: scope, metadata URL). */
@@ -338,6 +427,8 @@ export class McpOAuth {
     const challenge = options.challenge === undefined && this.#discovered === undefined ? await this.#probe() : (options.challenge ?? null)
     const discovered = await this.#discover(challenge)
     const { server, resource } = discovered
+    // decided before any login page: a refusal (DPoP asked for and not offered, or required and turned off) costs no login
+    const bind = dpopBinding(this.#dpopMode, discovered, server)
     const methods = server.code_challenge_methods_supported
     if (!discovered.defaultPaths && (methods === undefined || !methods.includes('S256'))) {
       throw new McpOAuthError('authorization', `${server.issuer} does not advertise PKCE S256; refusing to log in (MCP 2025-11-25)`)
@@ -377,13 +468,14 @@ export class McpOAuth {
           returned,
           { pkceCodeVerifier: verifier, expectedState: state },
           { resource, redirect_uri: callback.redirectUri },
-          await this.#dpopOption(server, config),
+          await this.#dpopOption(server, config, bind),
         )
       } catch (error) {
         throw new McpOAuthError('authorization', `the login did not complete: ${oauthRefusal(error, server.issuer)}`, { cause: error })
       }
-      const tokens = toStored(response)
-      await this.#options.store.setTokens(server.issuer, resource, tokens)
+      const tokens = { ...toStored(response), client_id: registration.client_id }
+      await this.#options.store.setTokens(server.issuer, await this.#key(server.issuer, resource), tokens)
+      this.#options.onLogin?.({ resource, ...(tokens.scope !== undefined ? { scope: tokens.scope } : {}), notGranted: notGranted(scope, response.scope) })
       return tokens
     } finally {
       callback.close()
@@ -471,6 +563,16 @@ export class McpOAuth {
 }
 
 /** client_secret_basic unless the server only lists client_secret_post (RFC 8414 token_endpoint_auth_methods_supported). */
+/**
+ * The scopes asked for and not in the granted scope (RFC 6749 §5.1: a response without `scope`
+ * granted what was asked). `offline_access` is not counted: its grant is the refresh token.
+ */
+function notGranted(requested: string | undefined, granted: string | undefined): string[] {
+  if (requested === undefined || granted === undefined) return []
+  const got = new Set(granted.split(' '))
+  return requested.split(' ').filter((scope) => scope !== '' && scope !== 'offline_access' && !got.has(scope))
+}
+
 /** Whether a token expires within the refresh skew (tokens without an expiry never do). */
 function refreshDue(tokens: StoredTokens): boolean {
   return tokens.expires_at !== undefined && tokens.expires_at - defaults.oauthClient.refreshSkewSeconds <= Date.now() / 1000
@@ -504,6 +606,7 @@ function toStored(response: client.TokenEndpointResponse, previous?: StoredToken
   const expiresIn = response.expires_in
   const refresh = response.refresh_token ?? previous?.refresh_token
   return {
+    ...(previous?.client_id !== undefined ? { client_id: previous.client_id } : {}),
     access_token: response.access_token,
     ...(refresh !== undefined ? { refresh_token: refresh } : {}),
     ...(typeof expiresIn === 'number' ? { expires_at: Math.floor(Date.now() / 1000) + expiresIn } : {}),

@@ -25,6 +25,8 @@ export interface StoredTokens {
   expires_at?: number
   scope?: string
   token_type?: string
+  /** The client the tokens were issued to (absent in entries stored before issue 28): a refresh token is only tried by that client. */
+  client_id?: string
 }
 
 /**

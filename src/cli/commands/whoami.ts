@@ -8,9 +8,9 @@ export const whoamiCommand: Command = {
   usage: `
 Usage: mcp-auth whoami <url> [login options]
 
-Prints what the stored access token says (account, subject, client, scope, when it expires or
-whether it has; decoded, not verified: only the server can verify it). Exit code 1 when not
-logged in.
+Prints what the stored access token says (account, subject, client, scope, whether it is
+DPoP-bound, when it expires or whether it has; decoded, not verified: only the server can verify
+it). Exit code 1 when not logged in.
 
 The login options are those of every client command (only --store matters here).
 ${CLIENT_USAGE}  -h, --help   show this help
@@ -37,6 +37,8 @@ ${CLIENT_USAGE}  -h, --help   show this help
       ...(claims['client_id'] !== undefined ? [`client   ${String(claims['client_id'])}`] : []),
       ...(claims['iss'] !== undefined ? [`issuer   ${String(claims['iss'])}`] : []),
       `scope    ${tokens.scope ?? String(claims['scope'] ?? '')}`,
+      // DPoP-bound tokens need the key kept in the token store; `mcp-auth token` prints a Bearer one (issue 28)
+      `type     ${tokens.token_type?.toLowerCase() === 'dpop' ? 'DPoP-bound (RFC 9449)' : 'Bearer'}`,
       ...(tokens.expires_at !== undefined ? [`expires  ${new Date(tokens.expires_at * 1000).toISOString()} (${expiry(tokens.expires_at)})`] : []),
       `refresh  ${tokens.refresh_token !== undefined ? 'yes' : 'no'}`,
     ]
