@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { JwtBearerAuth } from '../auth/client/jwt-bearer-auth.js'
 import { ClientCredentialsAuth } from '../auth/client/client-credentials-auth.js'
 import type { HeldToken } from '../auth/client/machine-token.js'
@@ -19,6 +20,7 @@ export const CLIENT_OPTIONS = {
   store: { type: 'string' },
   'client-id': { type: 'string' },
   'client-secret': { type: 'string' },
+  'client-secret-file': { type: 'string' },
   'client-credentials': { type: 'boolean' },
   'client-metadata-url': { type: 'string' },
   'jwt-bearer-assertion-file': { type: 'string' },
@@ -44,7 +46,11 @@ Login options (any command that may need to log in):
   --store FILE            token store (default ~/.config/mcp-auth/tokens.json, 0600)
   --client-id ID          a client pre-registered at the server's authorization server
   --client-secret SECRET  its secret, if it is confidential; such a client gets its token by
-                          client credentials when the server lets it (no browser), else logs in
+                          client credentials when the server lets it (no browser), else logs in;
+                          on a shared machine prefer --client-secret-file or the environment
+                          variable MCP_AUTH_CLIENT_SECRET (a command line is visible to others)
+  --client-secret-file FILE
+                          the secret in FILE (one line)
   --client-credentials    use only the client credentials grant (with --client-id and
                           --client-secret): never a browser
   --client-metadata-url URL
@@ -103,14 +109,15 @@ export function cliClientAuth(url: string, values: Record<string, string | boole
   const file = values['jwt-bearer-assertion-file']
   const env = values['jwt-bearer-assertion-env']
   const clientId = values['client-id']
-  const secret = values['client-secret']
+  const secret = clientSecret(values)
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   // `login --scope`: what a machine asks for too
   const scope = typeof values['scope'] === 'string' ? { scope: values['scope'] } : {}
   const dpop = dpopMode(values, options.dpop)
   if (typeof file !== 'string' && typeof env !== 'string') {
     const explicit = values['client-credentials'] === true
-    if (explicit && (typeof clientId !== 'string' || typeof secret !== 'string')) throw new UsageError('--client-credentials needs --client-id and --client-secret')
+    if (explicit && (typeof clientId !== 'string' || typeof secret !== 'string'))
+      throw new UsageError('--client-credentials needs --client-id and a client secret (--client-secret, --client-secret-file or MCP_AUTH_CLIENT_SECRET)')
     if (typeof clientId !== 'string' || typeof secret !== 'string') return cliAuth(url, values, options)
     return clientCredentialsFirst(url, values, options, new ClientCredentialsAuth(url, { clientId, clientSecret: secret, store, dpop, ...scope }), explicit)
   }
@@ -181,6 +188,7 @@ function clientCredentialsFirst(
 export function cliAuth(url: string, values: Record<string, string | boolean | undefined>, options: ClientAuthOptions = {}): McpOAuth {
   const store = new FileTokenStore(typeof values.store === 'string' ? values.store : undefined)
   const clientId = values['client-id']
+  const secret = clientSecret(values)
   const { signal, loginOutsideFetch, onLogin } = options
   return new McpOAuth(url, {
     store,
@@ -191,9 +199,7 @@ export function cliAuth(url: string, values: Record<string, string | boolean | u
     onLogin: onLogin ?? ((login) => process.stderr.write(`${loginLine(url, login)}\n`)),
     ...(typeof values['client-metadata-url'] === 'string' ? { clientMetadataDocument: values['client-metadata-url'] } : {}),
     ...(values['callback-port'] !== undefined ? { callbackPort: parsePort(values['callback-port'], 0), strictCallbackPort: true } : {}),
-    ...(typeof clientId === 'string'
-      ? { anyIssuerClient: { client_id: clientId, ...(typeof values['client-secret'] === 'string' ? { client_secret: values['client-secret'] } : {}) } }
-      : {}),
+    ...(typeof clientId === 'string' ? { anyIssuerClient: { client_id: clientId, ...(secret !== undefined ? { client_secret: secret } : {}) } } : {}),
     async handoff(authorizationUrl) {
       process.stderr.write(`To log in, open this URL in a browser:\n\n  ${authorizationUrl.href}\n\n`)
       const minutes = Math.round(defaults.oauthClient.callbackTimeoutMs / 60_000)
@@ -238,4 +244,30 @@ function oauthRefusal(error: unknown): { error?: unknown; error_description?: un
     if (parameters !== undefined) return parameters
   }
   return error as { error?: unknown; error_description?: unknown }
+}
+
+/**
+ * The client secret from `--client-secret`, `--client-secret-file` (its first line) or
+ * `MCP_AUTH_CLIENT_SECRET` (when neither option is given); undefined when none is. A secret on the command
+ * line is readable by every local user (`ps`): the file or the variable keep it out of sight.
+ */
+export function clientSecret(values: Record<string, string | boolean | undefined>): string | undefined {
+  const flag = values['client-secret']
+  const file = values['client-secret-file']
+  if (typeof flag === 'string' && typeof file === 'string') throw new UsageError('give the client secret one way: --client-secret or --client-secret-file')
+  if (typeof flag === 'string') return flag
+  if (typeof file !== 'string') {
+    // the environment's, when no option names one (an option given says which secret is meant)
+    const env = process.env['MCP_AUTH_CLIENT_SECRET']
+    return env === undefined || env === '' ? undefined : env
+  }
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new UsageError(`cannot read the client secret from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+  }
+  const line = text.split(/\r?\n/, 1)[0] ?? ''
+  if (line === '') throw new UsageError(`${file} holds no client secret (its first line is empty)`)
+  return line
 }

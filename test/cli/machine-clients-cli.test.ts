@@ -126,6 +126,25 @@ describe('machine clients from the CLI (issue 28)', () => {
     expect(refused.stderr).not.toMatch(/\n\s+at /)
   })
 
+  it('takes the secret from a file or the environment, so it need not be on a command line others can read', async () => {
+    const file = join(dir, 'reporter.secret')
+    await writeFile(file, `${SECRET}\n`, { mode: 0o600 })
+    const whoami = (store: string, ...options: string[]) => ['call', `${origin}/mcp`, 'whoami', '--client-id', 'reporter', ...options, '--store', join(dir, store)]
+    const fromFile = await run(whoami('secret-file.json', '--client-secret-file', file, '--client-credentials'))
+    expect(fromFile.code, fromFile.stderr).toBe(0)
+    expect(fromFile.stdout).toContain('reporter')
+    const fromEnv = await run(whoami('secret-env.json', '--client-credentials'), { env: { MCP_AUTH_CLIENT_SECRET: SECRET } })
+    expect(fromEnv.code, fromEnv.stderr).toBe(0)
+    expect(fromEnv.stdout).toContain('reporter')
+    const both = await run(whoami('both.json', '--client-secret', SECRET, '--client-secret-file', file))
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('give the client secret one way')
+    const missing = await run(whoami('missing.json', '--client-secret-file', join(dir, 'no-such.secret')))
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('ENOENT')
+    expect(missing.stderr).not.toContain(SECRET)
+  })
+
   it('keeps machine tokens until they expire: a second run reuses them, presenting no assertion again (item 5)', async () => {
     const store = join(dir, 'item5.json')
     const assertion = join(dir, 'assertion.jwt')
