@@ -6,12 +6,16 @@
 // network) and verifies the token on every request. A token is minted per server start, since the
 // audience is the server's resource URI and holds its port. Server pinned to core 1, wrk to core 0.
 // Several rounds, interleaved, median per cell. Loopback only, bounded in time (about 3 min).
-// Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling]
+// With --baseline DIR (a checkout of an earlier commit, built: its dist/ and bench/fixtures/), the
+// same run also measures that build's two servers of ours, interleaved with this build's, and
+// reports this build / the baseline (no regression: medians within 5%) in a section of its own.
+// Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling --baseline DIR]
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
-import { machineLine, writeSection } from './report.mjs'
+import { commitOf, machineLine, writeSection } from './report.mjs'
 import {
   cpuPerRequest,
   logMeasurement,
@@ -36,6 +40,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'no-write': { type: 'boolean' },
     only: { type: 'string' },
+    baseline: { type: 'string' },
   },
 })
 const SECONDS = positiveOption(values, 'seconds')
@@ -56,7 +61,7 @@ const DIST = here('../dist/app/protected-mcp-app.js')
 
 requireWrk('bench:protected')
 
-const allServers = [
+const ourAndAnchors = [
   { key: 'ceiling', label: 'bare node:http ceiling (token ignored)', script: here('./fixtures/http-ceiling.mjs'), protected: false },
   { key: 'sdk', label: 'official SDK, stateless JSON, requireBearerAuth + jose', script: here('./fixtures/sdk-bearer-stateless.mjs'), protected: true },
   {
@@ -75,8 +80,31 @@ const allServers = [
     needs: DIST,
   },
 ]
+// The baseline build's servers of ours, beside this build's (the anchors need none).
+const BASELINE = values.baseline === undefined ? undefined : join(values.baseline, 'bench/fixtures/protected-ours.mjs')
+if (BASELINE !== undefined && !existsSync(join(values.baseline, 'dist/app/protected-mcp-app.js'))) {
+  throw new Error(`--baseline ${values.baseline}: no dist/app/protected-mcp-app.js there (build that checkout first)`)
+}
+const BASELINE_KEYS = ['ours', 'ours-verify-each']
+const withBaseline =
+  BASELINE === undefined
+    ? ourAndAnchors
+    : ourAndAnchors.flatMap((server) =>
+        BASELINE_KEYS.includes(server.key)
+          ? [
+              server,
+              {
+                ...server,
+                key: `${server.key}-baseline`,
+                label: `${server.label} (baseline build)`,
+                script: BASELINE,
+                needs: join(values.baseline, 'dist/app/protected-mcp-app.js'),
+              },
+            ]
+          : [server],
+      )
 const only = values.only?.split(',').map((key) => key.trim())
-const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
+const servers = only ? withBaseline.filter((server) => only.includes(server.key)) : withBaseline
 // A partial run must not replace the full table in docs/performance.md.
 const write = !values['no-write'] && !only
 
@@ -173,12 +201,35 @@ const goals = [
   row('ours / bare node:http ceiling, goal ≥ 35% at c=10', 'ours', 'ceiling', percent, goal(0.35)),
   row('ours with cacheMs 0 / official SDK (no goal)', 'ours-verify-each', 'sdk', times),
   row('ours with cacheMs 0 / bare node:http ceiling (no goal)', 'ours-verify-each', 'ceiling', percent),
+  ...(BASELINE === undefined
+    ? []
+    : BASELINE_KEYS.map((key) =>
+        row(`${key}: this build / baseline build, no regression (≥ 95%)`, key, `${key}-baseline`, percent, { met: (kept) => kept >= 0.95, judged: () => true }),
+      )),
 ].join('\n')
 const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
 const { warnings, failed } = runWarnings(results, unavailable)
 printReport([table, goals], warnings, started)
 
-if (write) {
+if (write && BASELINE !== undefined) {
+  await writeSection(
+    'protected-regression',
+    `## Protected HTTP: this build against an earlier one (no regression)
+
+Command: \`npm run bench:protected -- --baseline DIR\` (DIR: a built checkout of the earlier commit, e.g.
+\`git worktree add DIR <commit> && (cd DIR && ln -s $PWD/node_modules && npm run build)\`). This build: ${commitOf(here('..'))};
+baseline: ${commitOf(values.baseline)}. The same method as the section "Protected HTTP: authenticated stateless tools/call
+(ES256 JWT)" (${ROUNDS} rounds, the servers interleaved and the order rotated, medians), with
+\`bench/fixtures/protected-ours.mjs\` of each build, as shipped and with \`cacheMs: 0\`, in every round.
+"No regression" is this build's median at least 95% of the baseline's.
+${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${goals}`,
+  )
+} else if (write) {
   await writeSection(
     'protected-http',
     `## Protected HTTP: authenticated stateless tools/call (ES256 JWT)
