@@ -2,12 +2,16 @@
 // ceiling, the official SDK (stateless JSON; stateful SSE) and ours (stateless; stateful), in one
 // run, with wrk. Server pinned to core 1, wrk to core 0; c=1 is measured a second time with both on
 // core 0 (see MODES). Several rounds, interleaved, median per cell. Loopback only, bounded in time.
-// Usage: npm run bench:http [-- --seconds 4 --rounds 3 --no-write --only a,b,d]
+// With --baseline DIR (a checkout of an earlier commit, built: its dist/), the same run also measures
+// that build's (c) and (e), interleaved with this build's, and reports this build / the baseline
+// (no regression: medians within 5%) in a section of its own.
+// Usage: npm run bench:http [-- --seconds 4 --rounds 3 --no-write --only a,b,d --baseline DIR]
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { machineLine, writeSection } from './report.mjs'
+import { commitOf, machineLine, writeSection } from './report.mjs'
 import {
   logMeasurement,
   pin,
@@ -30,6 +34,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     'no-write': { type: 'boolean' },
     only: { type: 'string' },
+    baseline: { type: 'string' },
   },
 })
 const SECONDS = positiveOption(values, 'seconds')
@@ -56,14 +61,26 @@ const CLI = here('../dist/cli/main.js')
 requireWrk('bench:http')
 // Server on core 1, wrk on core 0: the steadiest figures on the 2-core development machine.
 
-const ours = (...flags) => ({ args: [CLI, 'demo-server', '--port', '0', '--host', '127.0.0.1', ...flags], needs: CLI })
-const allServers = [
+const ours = (cli, ...flags) => ({ args: [cli, 'demo-server', '--port', '0', '--host', '127.0.0.1', ...flags], needs: cli, flags })
+// The baseline build's CLI, for its (c) and (e) beside this build's.
+const BASELINE = values.baseline === undefined ? undefined : join(values.baseline, 'dist/cli/main.js')
+if (BASELINE !== undefined && !existsSync(BASELINE)) throw new Error(`--baseline ${values.baseline}: no dist/cli/main.js there (build that checkout first)`)
+const BASELINE_KEYS = ['c', 'e']
+const anchorsAndOurs = [
   { key: 'a', label: '(a) bare node:http ceiling', args: [here('./fixtures/http-ceiling.mjs')], stateful: false },
   { key: 'b', label: '(b) official SDK, stateless JSON', args: [here('./fixtures/sdk-http-stateless.mjs')], stateful: false },
-  { key: 'c', label: '(c) mcp-auth, stateless JSON', ...ours('--stateless', '--json'), stateful: false },
+  { key: 'c', label: '(c) mcp-auth, stateless JSON', ...ours(CLI, '--stateless', '--json'), stateful: false },
   { key: 'd', label: '(d) official SDK, stateful, SSE answers', args: [here('./fixtures/sdk-http-stateful.mjs')], stateful: true },
-  { key: 'e', label: '(e) mcp-auth, stateful, SSE answers', ...ours(), stateful: true },
+  { key: 'e', label: '(e) mcp-auth, stateful, SSE answers', ...ours(CLI), stateful: true },
 ]
+const allServers =
+  BASELINE === undefined
+    ? anchorsAndOurs
+    : anchorsAndOurs.flatMap((server) =>
+        BASELINE_KEYS.includes(server.key)
+          ? [server, { ...server, ...ours(BASELINE, ...server.flags), key: `${server.key}-baseline`, label: `${server.label} (baseline build)` }]
+          : [server],
+      )
 const only = values.only?.split(',').map((key) => key.trim())
 const servers = only ? allServers.filter((server) => only.includes(server.key)) : allServers
 // A partial run must not replace the full table in docs/performance.md.
@@ -156,12 +173,30 @@ const goals = [
   row('(e) / (d): ours stateful vs SDK stateful, goal ≥ 3×', 'e', 'd', times, goal(3)),
   row('(c) / (b): ours stateless vs SDK stateless (no goal)', 'c', 'b', times),
   row('(a) / (d): the most any server could reach on the (e) / (d) goal', 'a', 'd', times),
+  ...(BASELINE === undefined ? [] : BASELINE_KEYS.map((key) => row(`(${key}): this build / baseline build, no regression (≥ 95%)`, key, `${key}-baseline`, percent, goal(0.95)))),
 ].join('\n')
 const table = resultTable(servers, MODES, results, unavailable)
 const { warnings, failed } = runWarnings(results, unavailable, (key) => `(${key})`)
 printReport([table, goals], warnings, started)
 
-if (write) {
+if (write && BASELINE !== undefined) {
+  await writeSection(
+    'http-regression',
+    `## HTTP: this build against an earlier one (no regression)
+
+Command: \`npm run bench:http -- --baseline DIR\` (DIR: a built checkout of the earlier commit, e.g.
+\`git worktree add DIR <commit> && (cd DIR && ln -s $PWD/node_modules && npm run build)\`). This build: ${commitOf(here('..'))};
+baseline: ${commitOf(values.baseline)}. The same method as the section "HTTP: tools/call throughput and latency"
+(${ROUNDS} rounds, the servers interleaved and the order rotated, medians, the same cores), with (c) and (e) of both
+builds (\`demo-server\` of each build's dist/) in every round. "No regression" is this build's median at least 95% of
+the baseline's.
+${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${goals}`,
+  )
+} else if (write) {
   await writeSection(
     'http',
     `## HTTP: tools/call throughput and latency
