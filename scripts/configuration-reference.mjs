@@ -40,11 +40,17 @@ function docComment(source, node) {
     .join(' ')
 }
 
-/** The expression without `as …` and `satisfies …`. */
+/** Initializers of the file's top-level `const`s, so an option set to one (`algorithms: jwsAlgorithms`) shows its value. */
+const constants = new Map()
+
+/** The expression without `as …`, `satisfies …` and parentheses, and a file constant's name replaced by its value. */
 function bare(expression) {
   let e = expression
-  while (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e)) e = e.expression
-  return e
+  for (;;) {
+    if (ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isParenthesizedExpression(e)) e = e.expression
+    else if (ts.isIdentifier(e) && constants.has(e.text)) e = constants.get(e.text)
+    else return e
+  }
 }
 
 /** The number an arithmetic expression of literals comes to; undefined for anything else. */
@@ -142,6 +148,12 @@ function propertyName(property, source) {
 /** Reads defaults.ts: the groups in file order, each with its options; and the options with no comment. */
 function read(file) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue
+    for (const declaration of statement.declarationList.declarations) {
+      if (ts.isIdentifier(declaration.name) && declaration.initializer && declaration.name.text !== 'defaults') constants.set(declaration.name.text, declaration.initializer)
+    }
+  }
   let top
   source.forEachChild(function visit(node) {
     if (ts.isVariableDeclaration(node) && node.name.getText(source) === 'defaults' && node.initializer) top = bare(node.initializer)
@@ -155,6 +167,13 @@ function read(file) {
     groups.push(group)
     const nested = []
     for (const property of object.properties) {
+      if (ts.isShorthandPropertyAssignment(property)) {
+        const here = [...path, property.name.text]
+        const text = docComment(source, property)
+        if (text === undefined) uncommented.push(here.join('.'))
+        group.options.push({ path: here.join('.'), value: rendered(here, property.name, source), comment: text ?? '' })
+        continue
+      }
       if (!ts.isPropertyAssignment(property)) throw new Error(`${file}: ${property.getText(source).slice(0, 40)}: only \`name: value\` entries are supported`)
       const here = [...path, propertyName(property, source)]
       const text = docComment(source, property)
@@ -197,7 +216,7 @@ A value is taken from the first of these that sets it:
    - \`PORT\`: the port of \`mcp-auth start\` (as \`--port\`, \`mainJob.port\`);
    - \`MCP_AUTH_DEMO_PASSWORD\`: the demo account's password on \`mcp-auth start\`;
    - \`MCP_AUTH_PASSWORD\`: a new account's password for \`mcp-auth users add\`;
-   - \`MCP_AUTH_CLIENT_SECRET\`: a machine client's secret (as \`--client-secret-file\`), so it is not on a command line.
+   - \`MCP_AUTH_CLIENT_SECRET\`: a machine client's secret when neither \`--client-secret\` nor \`--client-secret-file\` is given, so it is not on a command line.
 3. **The configuration file** given with \`--config FILE\` (JSON; see
    [config/auth-server.example.json](../config/auth-server.example.json) and
    [config/README.md](../config/README.md)), or **the options object** passed to the library's
