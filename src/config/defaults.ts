@@ -126,6 +126,7 @@ export const defaults = {
      * client keeps it; the cap per principal keeps one client from taking them all.
      */
     maxListenStreams: 10_000,
+    /** Most open `subscriptions/listen` streams of one principal (or client address), as above. */
     maxListenStreamsPerPrincipal: 32,
     /**
      * At the process-wide cap, a session idle (no request, no open stream) for this long (ms) may
@@ -372,6 +373,7 @@ export const defaults = {
        * Unused ones still expire after `unusedClientTtlSeconds`.
        */
       maxUnusedPerAddress: 20,
+      /** Registrations not used yet that all address groups together may hold, as above. */
       maxUnused: 5_000,
       /**
        * Retry-After (s) of a registration refused for those caps: they free up as registrations
@@ -400,6 +402,7 @@ export const defaults = {
       maxBytes: 16 * 1024,
       /** Cache bounds (seconds) around the document's HTTP cache headers. */
       cacheMinSeconds: 60,
+      /** Longest a fetched document is kept (seconds), whatever its cache headers say. 1 day. */
       cacheMaxSeconds: 24 * 60 * 60,
     },
     rateLimits: {
