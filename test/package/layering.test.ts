@@ -38,6 +38,9 @@ interface Violation {
   rule: { name: string }
 }
 
+/** Each test runs dependency-cruiser over src/ (about 2 s alone): room for a loaded machine. */
+const SLOW = { timeout: 90_000 }
+
 const key = (violation: Violation) => `${violation.rule.name}: ${violation.from} → ${violation.to}`
 
 describe('the layering check (npm run lint:layers)', () => {
@@ -56,13 +59,13 @@ describe('the layering check (npm run lint:layers)', () => {
     if (copy) rmSync(copy, { recursive: true, force: true })
   })
 
-  it('passes on the tree as it is, with only the known violations', async () => {
+  it('passes on the tree as it is, with only the known violations', SLOW, async () => {
     const outcome = await lintLayers(REPO_ROOT)
     expect(outcome.output).toContain('no dependency violations found')
     expect(outcome.code).toBe(0)
   })
 
-  it('keeps the baseline to violations that still happen, so it only shrinks', async () => {
+  it('keeps the baseline to violations that still happen, so it only shrinks', SLOW, async () => {
     const { stdout } = await run(
       process.execPath,
       [join(REPO_ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'baseline'],
@@ -78,7 +81,7 @@ describe('the layering check (npm run lint:layers)', () => {
     expect(gone, `fixed, so run \`npx depcruise-baseline -c .dependency-cruiser.cjs src\` and commit the smaller ${BASELINE}`).toEqual([])
   })
 
-  it('fails on a new violation of each rule the acceptance names, and on a new type-only circle', async () => {
+  it('fails on a new violation of each rule the acceptance names, and on a new type-only circle', SLOW, async () => {
     const plant = (path: string, text: string) => writeFileSync(join(copy, 'src', path), text)
     plant('transports/layering-probe-server.ts', "export { McpServer } from '../server/index.js'\n")
     plant('transports/layering-probe-storage.ts', "export type * from '../storage/types.js'\n")
