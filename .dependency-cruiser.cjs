@@ -1,0 +1,192 @@
+/**
+ * The layering rules of src/ (CONTRIBUTING.md, "Layers"), checked by `npm run lint:layers`.
+ *
+ * Import direction: `config, jsonrpc → schema → protocol → {server, client} → transports → app → cli`;
+ * `storage` and `auth/*` sit beside the MCP chain; only `app/` and `cli/` (and the package's entry
+ * points src/index.ts, src/http.ts) join the two sides.
+ *
+ * Today's tree still breaks some rules (issue 29 unties them). Those imports are recorded in
+ * `.dependency-cruiser-known-violations.json` and the check runs with `--ignore-known`, so it passes
+ * now and fails on any NEW violation. The baseline may only shrink: after a change that removes
+ * violations, regenerate it with `npx depcruise-baseline -c .dependency-cruiser.cjs src` and commit
+ * the smaller file (test/package/layering.test.ts fails while it lists a violation that is gone);
+ * never regenerate it to admit a new violation (fix the import instead).
+ *
+ * Type-only imports count (tsPreCompilationDeps): a type import still ties one room to another.
+ */
+
+/** A room of src/ as a path pattern: `room('server')` matches src/server/… */
+const room = (...names) => `^src/(${names.join('|')})/`
+
+module.exports = {
+  forbidden: [
+    // ---- The four rules of issue 29's acceptance ----
+    {
+      name: 'transports-not-to-server',
+      comment:
+        'The HTTP transports serve any session host (the MCP server, the coming gateway) through an ' +
+        'interface they define and are handed; they never reach into McpServer or ServerSession.',
+      severity: 'error',
+      from: { path: room('transports') },
+      to: { path: room('server') },
+    },
+    {
+      name: 'transports-not-to-storage',
+      comment:
+        'Transports hold no storage backend: shared-session state (memory and Redis session/event ' +
+        'stores, the cluster link) sits behind one interface in a folder of its own.',
+      severity: 'error',
+      from: { path: room('transports') },
+      to: { path: room('storage') },
+    },
+    {
+      name: 'server-not-to-storage',
+      comment:
+        'McpServer is an MCP room (imports protocol, schema, jsonrpc only); state it shares between ' +
+        'nodes comes in through an interface it is handed, never from a storage backend.',
+      severity: 'error',
+      from: { path: room('server') },
+      to: { path: room('storage') },
+    },
+    {
+      name: 'auth-server-not-to-app',
+      comment:
+        'app/ is the composition root above everything; the authorization server must not point up ' +
+        'into it (today auth/server/index.ts re-exports app/main-job.ts).',
+      severity: 'error',
+      from: { path: room('auth/server') },
+      to: { path: room('app') },
+    },
+
+    // ---- The import direction of shared/STYLE.md ----
+    {
+      name: 'mcp-not-to-auth',
+      comment:
+        'The MCP side never imports auth/*: a handler sees auth as the opaque AuthInfo of ' +
+        'protocol/context.ts, a client gets auth through an injected fetch. Only app/ and cli/ join them.',
+      severity: 'error',
+      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports') },
+      to: { path: '^src/auth/' },
+    },
+    {
+      name: 'auth-and-storage-not-to-mcp',
+      comment:
+        'storage and auth/* sit beside the MCP chain and never import server, client, protocol or ' +
+        'transports, so the authorization server and the token checks work without the MCP stack.',
+      severity: 'error',
+      from: { path: room('storage', 'auth') },
+      to: { path: room('server', 'client', 'protocol', 'transports') },
+    },
+    {
+      name: 'auth-resource-not-to-oidc-provider',
+      comment:
+        'The resource side must work with any authorization server, so it never imports ' +
+        'oidc-provider (nor our own authorization server).',
+      severity: 'error',
+      from: { path: room('auth/resource') },
+      to: { path: ['(^|/)node_modules/oidc-provider/', room('auth/server')] },
+    },
+    {
+      name: 'storage-is-a-base',
+      comment:
+        'The storage backends import only config and each other: every room above may use them ' +
+        'through the storage seam without pulling in a surface.',
+      severity: 'error',
+      from: { path: room('storage') },
+      to: { path: '^src/', pathNot: room('storage', 'config') },
+    },
+    {
+      name: 'config-is-a-leaf',
+      comment:
+        'src/config holds the defaults every room reads; it imports no other room, so reading a ' +
+        'default never loads a surface (and never makes a circle).',
+      severity: 'error',
+      from: { path: room('config') },
+      to: { path: '^src/', pathNot: room('config') },
+    },
+    {
+      name: 'jsonrpc-is-a-leaf',
+      comment: 'The JSON-RPC envelope is the bottom of the MCP chain: it imports no other room (zod only).',
+      severity: 'error',
+      from: { path: room('jsonrpc') },
+      to: { path: '^src/', pathNot: room('jsonrpc') },
+    },
+    {
+      name: 'schema-only-down',
+      comment: 'MCP method shapes sit on the JSON-RPC envelope and on nothing above it.',
+      severity: 'error',
+      from: { path: room('schema') },
+      to: { path: '^src/', pathNot: room('schema', 'jsonrpc') },
+    },
+    {
+      name: 'protocol-only-down',
+      comment:
+        'The session engine is shared by the server and the client; it imports only the rooms below ' +
+        'it (and config), never a side or a transport.',
+      severity: 'error',
+      from: { path: room('protocol') },
+      to: { path: '^src/', pathNot: room('protocol', 'schema', 'jsonrpc', 'config') },
+    },
+    {
+      name: 'server-and-client-not-up',
+      comment:
+        'McpServer and McpClient are transport-neutral: they never import transports, app, cli or ' +
+        'the demo, and never each other.',
+      severity: 'error',
+      from: { path: room('server', 'client') },
+      to: { path: room('transports', 'app', 'cli', 'demo') },
+    },
+    {
+      name: 'server-not-to-client',
+      comment: 'The two sides of the MCP chain are siblings; neither imports the other.',
+      severity: 'error',
+      from: { path: room('server') },
+      to: { path: room('client') },
+    },
+    {
+      name: 'client-not-to-server',
+      comment: 'The two sides of the MCP chain are siblings; neither imports the other.',
+      severity: 'error',
+      from: { path: room('client') },
+      to: { path: room('server') },
+    },
+    {
+      name: 'only-entry-points-to-app',
+      comment:
+        'app/ is the composition root: only cli/ and the package entry points (src/index.ts, ' +
+        'src/http.ts) import it. auth/server → app has its own rule above (issue 29 names it).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(app|cli|auth/server)/', '^src/(index|http)\\.ts$'] },
+      to: { path: room('app') },
+    },
+    {
+      name: 'nothing-to-cli',
+      comment: 'cli/ is the top: thin commands over the rest. Nothing imports it, so a library user never loads it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: room('cli') },
+      to: { path: room('cli') },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'No import circles, type-only ones included: a circle means two modules are one job, or a ' +
+        'type sits in the wrong room (issue 29 names four).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.d.ts', '.js'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+}
