@@ -41,7 +41,7 @@ describe('mcp-auth tools and call on every HTTP transport', () => {
     expect(tools.stderr).toBe('')
     expect(tools.code).toBe(0)
     expect(tools.stdout).toMatch(/^echo\b/m)
-    const call = await runCli(['call', `${origin}${path}`, 'echo', '{"text":"over ' + path + '"}', '--no-browser', '--store', store])
+    const call = await runCli(['call', `${origin}${path}`, 'echo', JSON.stringify({ text: `over ${path}` }), '--no-browser', '--store', store])
     expect(call.stderr).toBe('')
     expect(call.code).toBe(0)
     expect(call.stdout).toContain(`over ${path}`)
