@@ -44,7 +44,10 @@ describe('composeScoped', () => {
         trail('all'),
         scoped(
           (path) => path === '/alias',
-          (ctx: Context, next: Next) => ((ctx.path = '/token'), next()),
+          (ctx: Context, next: Next) => {
+            ctx.path = '/token'
+            return next()
+          },
         ),
         scoped((path) => path === '/token', trail('token')),
         scoped((path) => path === '/register', trail('register')),
