@@ -5,6 +5,7 @@ import { clientAddress } from './client-address.js'
 import type { Limiter, RateLimitVerdict } from './rate-limiter.js'
 import { readFormOnce } from './replayable-body.js'
 import { scoped } from './scoped-middleware.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -26,14 +27,13 @@ export interface EndpointRateLimitOptions {
  * change what another's header reads as. '' stands for "no client id".
  */
 function keptBasicClientIds(max: number, maxLength: number): (authorization: string) => string | undefined {
-  const kept = new Map<string, string>()
+  const kept = new BoundedMap<string, string>(max)
   return (authorization) => {
     const known = kept.get(authorization)
     if (known !== undefined) return known === '' ? undefined : known
     const clientId = basicClientId(authorization)
     if (authorization.length <= maxLength) {
       kept.set(authorization, clientId ?? '')
-      if (kept.size > max) kept.delete(kept.keys().next().value!)
     }
     return clientId
   }
