@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import type { Context, Middleware, Next } from 'koa'
 import { defaults } from '../../config/defaults.js'
 import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
@@ -46,8 +47,8 @@ function formClientId(form: URLSearchParams): string | undefined {
   const assertion = form.get('client_assertion')
   if (assertion === null) return undefined
   try {
-    const payload = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown }
-    return typeof payload.sub === 'string' ? payload.sub : undefined
+    const { sub } = decodeJwt(assertion)
+    return typeof sub === 'string' ? sub : undefined
   } catch {
     return undefined
   }
