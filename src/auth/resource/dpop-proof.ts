@@ -1,6 +1,7 @@
 import { constants, createHash, createPublicKey, verify, type KeyObject, type VerifyKeyObjectInput } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
 import { InvalidDpopProofError } from '../errors.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 /** What {@link verifyDpopProof} checks a proof against: the request it came with and the token it goes with. */
 export interface DpopProofCheck {
@@ -77,8 +78,8 @@ interface ProofKey {
  * oldest forgotten first); an entry is only a parsed public key, so a forgotten one costs a
  * re-import, nothing else.
  */
-const keys = new Map<string, ProofKey>()
 const MAX_KEYS = 10_000
+const keys = new BoundedMap<string, ProofKey>(MAX_KEYS, { evictBeforeSet: true })
 
 function proofKey(jwk: unknown): ProofKey {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new InvalidDpopProofError('the DPoP proof needs a public jwk in its header')
@@ -99,7 +100,6 @@ function proofKey(jwk: unknown): ProofKey {
       throw new InvalidDpopProofError('the DPoP proof needs a public jwk in its header')
     }
     found = { key, jkt: createHash('sha256').update(canonical).digest('base64url') }
-    if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!)
     keys.set(canonical, found)
   }
   return found

@@ -4,6 +4,7 @@ import type { AuthInfo } from '../../protocol/context.js'
 import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
 import { canonicalResourceUri } from './resource-uri.js'
 import { scopesOf, type TokenVerifier } from './token-verifier.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 export interface IntrospectionVerifierOptions {
   /** The authorization server's introspection endpoint (its metadata's `introspection_endpoint`). */
@@ -35,7 +36,7 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
   const accepted = new Set((typeof options.audience === 'string' ? [options.audience] : options.audience).map((value) => canonicalResourceUri(value)))
   if (accepted.size === 0) throw new TypeError('createIntrospectionVerifier needs an audience')
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`
-  const cache = new Map<string, { info: AuthInfo; until: number }>()
+  const cache = new BoundedMap<string, { info: AuthInfo; until: number }>(r.introspectionCacheEntries, { evictBeforeSet: true })
 
   async function introspect(token: string): Promise<Record<string, unknown>> {
     let response: Response
@@ -91,7 +92,6 @@ export function createIntrospectionVerifier(options: IntrospectionVerifierOption
       }
       const until = Math.min(now() + (options.cacheMs ?? r.introspectionCacheMs), exp === undefined ? Number.POSITIVE_INFINITY : exp * 1000)
       if (until > now()) {
-        if (cache.size >= r.introspectionCacheEntries) cache.delete(cache.keys().next().value!)
         const { token: _token, ...rest } = info
         cache.set(key, { info: { ...rest, token: '' }, until })
       }

@@ -5,6 +5,7 @@ import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
 import { canonicalResourceUri } from './resource-uri.js'
 import type { RevocationCheck } from './revocation-check.js'
 import { scopesOf, type TokenVerifier } from './token-verifier.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 export interface JwtVerifierOptions {
   /** The authorization server's issuer identifier; `iss` must equal it. */
@@ -79,7 +80,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
   }
   const cacheMs = options.cacheMs ?? r.jwtCacheMs
   const now = options.now ?? Date.now
-  const verified = new Map<string, { info: AuthInfo; until: number }>()
+  const verified = new BoundedMap<string, { info: AuthInfo; until: number }>(r.jwtCacheEntries, { evictBeforeSet: true })
   const checkRevocation = options.checkRevocation
   const verify = async (token: string): Promise<AuthInfo> => {
     const hit = verified.get(token)
@@ -111,7 +112,6 @@ export function createJwtVerifier(options: JwtVerifierOptions): TokenVerifier & 
     // jwtVerify required exp; remember the result until then at most.
     const until = Math.min(now() + cacheMs, (payload.exp ?? 0) * 1000)
     if (cacheMs > 0 && until > now()) {
-      if (verified.size >= r.jwtCacheEntries) verified.delete(verified.keys().next().value!)
       verified.set(token, { info, until })
     }
     return info

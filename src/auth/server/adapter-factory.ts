@@ -5,6 +5,7 @@ import { isStorageUnavailable } from '../../storage/errors.js'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../storage/types.js'
 import { SecretBox } from './secret-box.js'
 import { defaults } from '../../config/defaults.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 /**
  * Authorization codes looked up by a token request, per request: when the request fails (wrong
@@ -78,13 +79,12 @@ export interface AdapterFactoryOptions {
 function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
   // every token request reads its client: a sealed value (its IV is random, so one sealed string
   // is one plaintext) is opened once, not on each request (an AES-GCM key setup per token)
-  const opened = new Map<string, string>()
+  const opened = new BoundedMap<string, string>(defaults.authServer.openedClientSecrets, { evictBeforeSet: true })
   const open = (sealed: string, id: string): string => {
     const memo = `${id}\u0000${sealed}`
     let plain = opened.get(memo)
     if (plain === undefined) {
       plain = box.open(sealed, `client:${id}`)
-      if (opened.size >= defaults.authServer.openedClientSecrets) opened.delete(opened.keys().next().value!)
       opened.set(memo, plain)
     }
     return plain

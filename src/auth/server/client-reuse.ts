@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { OidcAdapter } from '../../storage/types.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 /**
  * oidc-provider reads a dynamic client's record on every request that names the client (a token
@@ -18,14 +19,12 @@ export function reuseUnchangedClients(provider: Provider, clients: Pick<OidcAdap
   if (revision === undefined) return
   const Client = provider.Client as unknown as { find(id: unknown): Promise<object | undefined> }
   const find = Client.find.bind(Client)
-  const kept = new Map<string, { revision: object; client: object }>()
+  const kept = new BoundedMap<string, { revision: object; client: object }>(max, { refreshOnSet: true })
   const build = async (id: string, current: object): Promise<object | undefined> => {
     const client = await find(id)
     // built from this revision only if the record did not change while oidc-provider read it
     if (client !== undefined && revision(id) === current) {
-      kept.delete(id)
       kept.set(id, { revision: current, client })
-      if (kept.size > max) kept.delete(kept.keys().next().value!)
     }
     return client
   }

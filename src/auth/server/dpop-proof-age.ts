@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import type { Context, Middleware, Next } from 'koa'
 import { OAuthError } from '../errors.js'
 import { challenge } from '../resource/www-authenticate.js'
@@ -45,8 +46,8 @@ export function refuseStaleDpopProofs(options: DpopProofAgeOptions): Middleware 
 function issuedAt(proof: string | string[] | undefined): number | undefined {
   if (typeof proof !== 'string') return undefined
   try {
-    const payload = JSON.parse(Buffer.from(proof.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown }
-    return typeof payload.iat === 'number' && Number.isFinite(payload.iat) ? payload.iat : undefined
+    const { iat } = decodeJwt(proof)
+    return typeof iat === 'number' && Number.isFinite(iat) ? iat : undefined
   } catch {
     return undefined
   }

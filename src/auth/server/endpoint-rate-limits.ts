@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import type { Context, Middleware, Next } from 'koa'
 import { defaults } from '../../config/defaults.js'
 import { PayloadTooLargeError, TooManyRequestsError } from '../errors.js'
@@ -5,6 +6,7 @@ import { clientAddress } from './client-address.js'
 import type { Limiter, RateLimitVerdict } from './rate-limiter.js'
 import { readFormOnce } from './replayable-body.js'
 import { scoped } from './scoped-middleware.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 export interface EndpointRateLimitOptions {
   registrationPath: string
@@ -26,14 +28,13 @@ export interface EndpointRateLimitOptions {
  * change what another's header reads as. '' stands for "no client id".
  */
 function keptBasicClientIds(max: number, maxLength: number): (authorization: string) => string | undefined {
-  const kept = new Map<string, string>()
+  const kept = new BoundedMap<string, string>(max)
   return (authorization) => {
     const known = kept.get(authorization)
     if (known !== undefined) return known === '' ? undefined : known
     const clientId = basicClientId(authorization)
     if (authorization.length <= maxLength) {
       kept.set(authorization, clientId ?? '')
-      if (kept.size > max) kept.delete(kept.keys().next().value!)
     }
     return clientId
   }
@@ -46,8 +47,8 @@ function formClientId(form: URLSearchParams): string | undefined {
   const assertion = form.get('client_assertion')
   if (assertion === null) return undefined
   try {
-    const payload = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown }
-    return typeof payload.sub === 'string' ? payload.sub : undefined
+    const { sub } = decodeJwt(assertion)
+    return typeof sub === 'string' ? sub : undefined
   } catch {
     return undefined
   }

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import type { Context, Middleware, Next } from 'koa'
 import { OAuthError, PayloadTooLargeError } from '../errors.js'
 import { readFormOnce } from './replayable-body.js'
@@ -30,8 +31,8 @@ export function refuseFutureAssertions(options: { paths: readonly string[]; cloc
 
 function issuedAt(jwt: string): number | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat?: unknown }
-    return typeof payload.iat === 'number' ? payload.iat : undefined
+    const { iat } = decodeJwt(jwt)
+    return typeof iat === 'number' ? iat : undefined
   } catch {
     return undefined
   }

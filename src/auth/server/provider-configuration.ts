@@ -15,6 +15,7 @@ import { defaultResourceOf } from './resource-groups.js'
 import { ResourceServerInfos } from './resource-server-info.js'
 import { pageHeaders, renderView } from '../../views/render-view.js'
 import { clientDisplayName } from './interactions/client-display-name.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 export interface ProviderConfigurationDeps {
   adapter: new (name: string) => OidcAdapter
@@ -341,7 +342,7 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
   const guarded = outboundFetch({ configuredBy: 'client', allowPrivateAddresses })
   // oidc-provider may ask for the same failing document twice in one request; a failure is
   // remembered briefly so one request stays within one budget and a target is not hammered.
-  const failures = new Map<string, { error: unknown; until: number }>()
+  const failures = new BoundedMap<string, { error: unknown; until: number }>(c.failureCacheEntries, { evictBeforeSet: true })
   const fetchOnce = (url: string, rest: RequestInit): Promise<Response> => {
     if (options.fetch !== undefined && allowPrivateAddresses) {
       const deadline = AbortSignal.timeout(timeoutMs)
@@ -357,7 +358,6 @@ function fetchFor(options: ResolvedOptions): NonNullable<Configuration['fetch']>
     try {
       return await fetchOnce(key, rest)
     } catch (error) {
-      if (failures.size >= c.failureCacheEntries) failures.delete(failures.keys().next().value!)
       failures.set(key, { error, until: Date.now() + c.failureCacheSeconds * 1000 })
       throw error
     }

@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../collections/bounded-map.js'
+
 /** What a limiter says about one hit: allowed, or how long until the key's window resets. */
 export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number }
 
@@ -20,14 +22,13 @@ const ALLOWED: RateLimitVerdict = Object.freeze({ allowed: true })
 export class RateLimiter implements Limiter {
   readonly #limit: number
   readonly #windowMs: number
-  readonly #maxKeys: number
   readonly #now: () => number
-  readonly #windows = new Map<string, { count: number; resetAt: number }>()
+  readonly #windows: BoundedMap<string, { count: number; resetAt: number }>
 
   constructor(options: { limit: number; windowSeconds: number; maxKeys: number; now?: () => number }) {
     this.#limit = options.limit
     this.#windowMs = options.windowSeconds * 1000
-    this.#maxKeys = options.maxKeys
+    this.#windows = new BoundedMap(options.maxKeys, { refreshOnSet: true })
     this.#now = options.now ?? Date.now
   }
 
@@ -35,13 +36,8 @@ export class RateLimiter implements Limiter {
     const now = this.#now()
     let window = this.#windows.get(key)
     if (window === undefined || window.resetAt <= now) {
-      this.#windows.delete(key)
       window = { count: 0, resetAt: now + this.#windowMs }
       this.#windows.set(key, window)
-      if (this.#windows.size > this.#maxKeys) {
-        const oldest = this.#windows.keys().next().value
-        if (oldest !== undefined) this.#windows.delete(oldest)
-      }
     }
     window.count += 1
     if (window.count <= this.#limit) return ALLOWED

@@ -1,5 +1,6 @@
 import type { ResolvedResource } from './options.js'
 import type { ScopePolicy } from './scope-policy.js'
+import { BoundedMap } from '../../collections/bounded-map.js'
 
 /** What oidc-provider needs to know of a resource to issue a token for it (audience, scope, format, lifetime). */
 export interface ResourceServerInfo {
@@ -78,7 +79,6 @@ export class ResourceServerInfos {
         defaultScope: this.#scopes.clientCredentialsDefaultScopes(registeredScope, resource.uri).join(' '),
       }
       clients.set(registeredScope, entry)
-      if (clients.size > this.#maxScopes) clients.delete(clients.keys().next().value)
     }
     return entry
   }
@@ -86,7 +86,7 @@ export class ResourceServerInfos {
   #entry(resource: ResolvedResource): { user: ResourceServerInfo; clients: Map<string | undefined, ClientCredentialsEntry> } {
     let entry = this.#kept.get(resource)
     if (entry === undefined) {
-      entry = { user: frozen(resourceServerInfo(resource, resource.scopes.join(' '), this.#accessTokenAlg)), clients: new Map() }
+      entry = { user: frozen(resourceServerInfo(resource, resource.scopes.join(' '), this.#accessTokenAlg)), clients: new BoundedMap(this.#maxScopes) }
       this.#kept.set(resource, entry)
     }
     return entry

@@ -87,3 +87,33 @@ describe('token requests counted per client from the Basic header', () => {
     expect(await statuses(origin, [basic('a%20b', 's'), basic('a+b', 's'), basic('a b', 's')])).toEqual([200, 200, 429])
   })
 })
+
+describe('token requests counted per client from a client assertion (RFC 7523 §3)', () => {
+  const part = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url')
+  const assertion = (sub: string): string => `${part({ alg: 'RS256' })}.${part({ sub, iss: sub, aud: 'x' })}.c2ln`
+  async function formStatuses(origin: string, assertions: string[]): Promise<number[]> {
+    const out: number[] = []
+    for (const value of assertions) {
+      const body = new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: value,
+      })
+      const res = await fetch(`${origin}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body })
+      await res.arrayBuffer()
+      out.push(res.status)
+    }
+    return out
+  }
+
+  it("counts an assertion against its sub, whatever else it carries, and not against another client's", async () => {
+    const origin = await serve({ perClient: 2, keptBasicHeaders: 100 })
+    expect(await formStatuses(origin, [assertion('victim'), assertion('victim'), assertion('victim')])).toEqual([200, 200, 429])
+    expect(await formStatuses(origin, [assertion('other')])).toEqual([200])
+  })
+
+  it('lets an assertion that is not a JWT through uncounted per client, for the token endpoint to refuse', async () => {
+    const origin = await serve({ perClient: 1, keptBasicHeaders: 100 })
+    expect(await formStatuses(origin, ['not-a-jwt', 'a.%%%.c', `${part({})}.${part([1])}.c2ln`, 'not-a-jwt'])).toEqual([200, 200, 200, 200])
+  })
+})
