@@ -2,6 +2,13 @@
  * Every default of mcp-auth, one commented entry per option. Nothing else in `src/` carries a
  * literal timeout, size or limit: modules read them from here, so the docs and the code agree.
  */
+/**
+ * The JWS algorithms a resource server accepts, on access tokens and on DPoP proofs alike: the
+ * asymmetric ones only (never `none`; no HMAC, since a resource holds no key shared with the
+ * authorization server or the client). One list, so the two cannot drift apart.
+ */
+const asymmetricJwsAlgorithms = ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'] as const
+
 export const defaults = {
   protocol: {
     /**
@@ -224,7 +231,7 @@ export const defaults = {
     /** Allowed clock skew (seconds) for `exp` / `nbf` / `iat` of access tokens. */
     clockToleranceSeconds: 5,
     /** JWS algorithms accepted on access tokens (never `none`; no HMAC: the resource holds no shared key). */
-    algorithms: ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'],
+    algorithms: asymmetricJwsAlgorithms,
     /** JOSE `typ` required on JWT access tokens (RFC 9068 §2.1). */
     jwtTyp: 'at+jwt',
     /** Timeout (ms) fetching the authorization server's JWKS or metadata. */
@@ -252,7 +259,7 @@ export const defaults = {
     /** DPoP (RFC 9449) proofs at the resource server. */
     dpop: {
       /** Asymmetric JWS algorithms accepted on DPoP proofs (never `none`, never HMAC). */
-      algorithms: ['ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'RS256', 'RS384', 'RS512', 'EdDSA'],
+      algorithms: asymmetricJwsAlgorithms,
       /** A proof's `iat` may be this many seconds in the past or the future (RFC 9449 §11.1). */
       iatWindowSeconds: 60,
       /** Most proof `jti`s remembered per process for replay detection (the oldest forgotten first; each for the `iat` window). */

@@ -2,8 +2,9 @@ import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
-import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { drainDelayMs, drainOptions } from '../drain-option.js'
+import { redisChoice, redisOptions } from '../redis-option.js'
+import { serverUsageTail } from '../server-usage-tail.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
@@ -29,10 +30,7 @@ Options:
   --resource URL     protected MCP resource (repeatable, after the configuration file's;
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
-${redisUsage(21)}
-${drainUsage(21)}
-  -h, --help         show this help
-Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
+${serverUsageTail(21, 'storage is unreachable')}
 `,
   options: {
     config: { type: 'string' },

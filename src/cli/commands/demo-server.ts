@@ -7,8 +7,9 @@ import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
 import type { RedisConnection } from '../../storage/redis/connection.js'
 import { parsePort, UsageError, type Command } from '../command.js'
-import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
-import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { drainDelayMs, drainOptions } from '../drain-option.js'
+import { redisChoice, redisOptions } from '../redis-option.js'
+import { serverUsageTail } from '../server-usage-tail.js'
 import { closeOnSignal, createCliServer, freePort, listen, listenOrExplain, listeningUrl } from '../serve.js'
 
 export const demoServerCommand: Command = {
@@ -39,10 +40,7 @@ Options:
                          audience (with mcp-auth auth-server: --resource <public url>/mcp)
   --public-url URL       this server's public origin (default: the address it listens on)
   --scope SCOPE          scope every MCP request needs (repeatable; default: none beyond a valid token)
-${redisUsage(25)}
-${drainUsage(25)}
-  -h, --help             show this help
-Health: GET /healthz (200, or 503 when Redis is unreachable or the process is draining).
+${serverUsageTail(25, 'Redis is unreachable')}
 `,
   options: {
     stdio: { type: 'boolean' },

@@ -1,25 +1,15 @@
 import { decodeJwt } from 'jose'
-import { CLIENT_OPTIONS, CLIENT_USAGE, cliAuth, serverUrl } from '../client-auth.js'
 import type { Command } from '../command.js'
+import { storedLoginCommand } from '../stored-login-command.js'
 
-export const whoamiCommand: Command = {
+export const whoamiCommand: Command = storedLoginCommand({
   name: 'whoami',
   summary: 'show the stored login for a protected MCP server',
-  usage: `
-Usage: mcp-auth whoami <url> [login options]
-
-Prints what the stored access token says (account, subject, client, scope, whether it is
+  description: `Prints what the stored access token says (account, subject, client, scope, whether it is
 DPoP-bound, when it expires or whether it has; decoded, not verified: only the server can verify
-it). Exit code 1 when not logged in.
-
-The login options are those of every client command (only --store matters here).
-${CLIENT_USAGE}  -h, --help   show this help
-`,
-  options: { ...CLIENT_OPTIONS },
-  allowPositionals: true,
-  async run(values, positionals) {
-    const url = serverUrl(positionals[0])
-    const tokens = await cliAuth(url, values).storedTokens()
+it). Exit code 1 when not logged in.`,
+  async run(auth, url) {
+    const tokens = await auth.storedTokens()
     if (tokens === undefined) {
       process.stderr.write(`not logged in to ${url} (run: mcp-auth login ${url})\n`)
       return 1
@@ -45,7 +35,7 @@ ${CLIENT_USAGE}  -h, --help   show this help
     process.stdout.write(`${lines.join('\n')}\n`)
     return 0
   },
-}
+})
 
 /** `in 42 min`, `expired 3 min ago`: the expiry against now. */
 function expiry(expiresAt: number): string {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../collections/bounded-map.js'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
 
@@ -58,7 +59,8 @@ export class InMemoryEventStore implements EventStore {
 
   constructor(options: { maxEventsPerStream?: number; maxStreamsPerSession?: number } = {}) {
     this.#max = options.maxEventsPerStream ?? defaults.streamableHttp.maxEventsPerStream
-    this.#maxStreams = options.maxStreamsPerSession ?? defaults.streamableHttp.maxStreamsPerSession
+    // a table always keeps its newest stream, whatever the option says (0 included)
+    this.#maxStreams = Math.max(1, options.maxStreamsPerSession ?? defaults.streamableHttp.maxStreamsPerSession)
   }
 
   /** Make a session known, so its streams' priming ids resume before any event is stored. */
@@ -81,10 +83,9 @@ export class InMemoryEventStore implements EventStore {
     if (logs === null) {
       this.#sessions.set(sessionId, created)
     } else {
-      const table = logs instanceof Map ? logs : new Map([[logs.streamId, logs]])
+      // the oldest stream (the first set) is forgotten past the bound
+      const table = logs instanceof Map ? logs : new BoundedMap<string, StreamLog>(this.#maxStreams).set(logs.streamId, logs)
       table.set(streamId, created)
-      // Map order is insertion order: the first key is the oldest stream
-      if (table.size > this.#maxStreams) table.delete(table.keys().next().value!)
       this.#sessions.set(sessionId, table)
     }
     return `${streamId}_1`

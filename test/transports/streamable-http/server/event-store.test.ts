@@ -56,6 +56,16 @@ describe('InMemoryEventStore', () => {
     expect(store.after('s', 'c_0')?.events.map((e) => e.id)).toEqual(['c_1'])
   })
 
+  it('keeps a session its newest stream even with maxStreamsPerSession 0, the older ones forgotten', () => {
+    const store = new InMemoryEventStore({ maxEventsPerStream: 2, maxStreamsPerSession: 0 })
+    for (const stream of ['a', 'b', 'c']) store.append('s', stream, note(1))
+    expect(store.after('s', 'a_1')).toBeUndefined()
+    expect(store.after('s', 'b_1')).toBeUndefined()
+    expect(store.after('s', 'c_0')?.events.map((e) => e.id)).toEqual(['c_1'])
+    store.append('s', 'c', note(2))
+    expect(store.after('s', 'c_0')?.events.map((e) => e.id)).toEqual(['c_1', 'c_2'])
+  })
+
   it('forgets a dropped session', () => {
     const store = new InMemoryEventStore()
     store.append('s', 'a', note(1))
