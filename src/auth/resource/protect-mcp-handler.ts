@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../config/defaults.js'
 import { ErrorCode } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
+import { sendHttpError } from '../../net/send-http-error.js'
 import type { AuthInfo } from '../../protocol/context.js'
 import { authorizeMcpRequest } from './authorize-mcp-request.js'
 import type { BearerAuth } from './bearer-auth.js'
@@ -60,16 +61,4 @@ export function protectMcpHandler(auth: BearerAuth, route: McpRoute, options: { 
     req.auth = verdict.info
     return route(req, res, verdict.body)
   }
-}
-
-/** Answer `error` (an HttpError, or anything else as a 500) as a JSON-RPC error, unless the response has started. */
-function sendHttpError(res: ServerResponse, error: unknown): void {
-  const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal server error', { cause: error })
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end()
-    return
-  }
-  const body = httpError.body()
-  res.writeHead(httpError.status, { ...httpError.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) })
-  res.end(body)
 }

@@ -10,7 +10,7 @@ import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../http/js
 import { OriginPolicy } from '../http/origin-policy.js'
 import { endSoon } from '../http/end-soon.js'
 import { readJsonBody } from '../../net/read-json-body.js'
-import { sendHttpError } from '../http/send-http-error.js'
+import { sendHttpError } from '../../net/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../http/shared-stateless-sessions.js'
 import { StatelessEndpoint } from '../http/stateless-endpoint.js'
 import { isStatelessEraRequest } from '../http/stateless-headers.js'

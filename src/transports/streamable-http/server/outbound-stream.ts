@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { HttpError } from '../../../net/http-error.js'
 import { endSoon } from '../../http/end-soon.js'
-import { sendHttpError } from '../../http/send-http-error.js'
+import { sendHttpError } from '../../../net/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
 import type { EventStore, StoredEvents } from './event-store.js'
 

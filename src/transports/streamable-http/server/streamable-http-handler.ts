@@ -13,7 +13,7 @@ import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../../http
 import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
-import { sendHttpError } from '../../http/send-http-error.js'
+import { sendHttpError } from '../../../net/send-http-error.js'
 import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'

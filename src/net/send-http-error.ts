@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http'
-import { HttpError } from '../../net/http-error.js'
+import { HttpError } from './http-error.js'
 
 /** Answer `error` (an HttpError, or anything else as a 500) unless the response has started. */
 export function sendHttpError(res: ServerResponse, error: unknown): void {
