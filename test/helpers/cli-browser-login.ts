@@ -1,4 +1,4 @@
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { spawnCliUntil, type SpawnedCli } from './cli-process.js'
 
 /** A running `mcp-auth` command that has printed a login URL and waits for the browser. */
@@ -18,21 +18,14 @@ export async function spawnWaitingForLogin(args: string[]): Promise<WaitingCli> 
 
 /** What a user does in the browser: the real login form, then the consent page. Returns the consent page's text. */
 export async function loginInChromium(browser: Browser, authorizationUrl: string, who: { username: string; password: string }): Promise<string> {
-  const context = await browser.newContext()
-  try {
-    const page = await context.newPage()
-    await page.goto(authorizationUrl)
-    await page.fill('#username', who.username)
-    await page.fill('#password', who.password)
-    await page.click('#sign-in')
+  return inNewContext(browser, async (page) => {
+    await submitLoginForm(page, authorizationUrl, who)
     await page.waitForSelector('#allow')
     const consentText = (await page.textContent('main')) ?? ''
     await page.click('#allow')
     await page.waitForSelector('text=Signed in')
     return consentText
-  } finally {
-    await context.close()
-  }
+  })
 }
 
 /**
@@ -56,19 +49,30 @@ export async function cliLoginInChromium(
  * for these scopes already is sent straight back).
  */
 export async function signInInChromium(browser: Browser, authorizationUrl: string, who: { username: string; password: string }): Promise<void> {
-  const context = await browser.newContext()
-  try {
-    const page = await context.newPage()
-    await page.goto(authorizationUrl)
-    await page.fill('#username', who.username)
-    await page.fill('#password', who.password)
-    await page.click('#sign-in')
+  await inNewContext(browser, async (page) => {
+    await submitLoginForm(page, authorizationUrl, who)
     await page.locator('#allow').or(page.getByText('Signed in')).first().waitFor()
     if (await page.locator('#allow').isVisible()) {
       await page.click('#allow')
       await page.waitForSelector('text=Signed in')
     }
+  })
+}
+
+/** `step` on a page of a fresh browser context (no cookies of earlier logins), closed after it. */
+async function inNewContext<T>(browser: Browser, step: (page: Page) => Promise<T>): Promise<T> {
+  const context = await browser.newContext()
+  try {
+    return await step(await context.newPage())
   } finally {
     await context.close()
   }
+}
+
+/** The authorization URL's login form, filled and submitted. */
+async function submitLoginForm(page: Page, authorizationUrl: string, who: { username: string; password: string }): Promise<void> {
+  await page.goto(authorizationUrl)
+  await page.fill('#username', who.username)
+  await page.fill('#password', who.password)
+  await page.click('#sign-in')
 }
