@@ -9,3 +9,17 @@ export async function pkcePair(length?: number): Promise<{ verifier: string; cha
   const pair = await pkceChallenge(length)
   return { verifier: pair.code_verifier, challenge: pair.code_challenge }
 }
+
+/** A third-party client's authorization request for a code (`scope` mcp unless given), as a URL on `origin`. */
+export function codeRequestUrl(origin: string, request: { clientId: string; redirectUri: string; challenge: string; method?: string; scope?: string }): URL {
+  const url = new URL(`${origin}/authorize`)
+  url.search = new URLSearchParams({
+    client_id: request.clientId,
+    response_type: 'code',
+    redirect_uri: request.redirectUri,
+    scope: request.scope ?? 'mcp',
+    code_challenge: request.challenge,
+    code_challenge_method: request.method ?? 'S256',
+  }).toString()
+  return url
+}

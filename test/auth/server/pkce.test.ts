@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pkceChallenge, { verifyChallenge } from 'pkce-challenge'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin } from '../../helpers/form-login.js'
+import { codeRequestUrl } from '../../helpers/pkce-pair.js'
 
 const REDIRECT = 'http://127.0.0.1/callback'
 const USER = { username: 'pia', password: 'pia password 1' }
@@ -28,15 +29,7 @@ beforeAll(async () => {
 afterAll(() => s.stop(true))
 
 async function codeFor(challenge: string, method = 'S256'): Promise<URL> {
-  const url = new URL(`${s.origin}/authorize`)
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: challenge,
-    code_challenge_method: method,
-  }).toString()
+  const url = codeRequestUrl(s.origin, { clientId, redirectUri: REDIRECT, challenge, method })
   return (await formLogin(url, { ...USER, redirectUri: REDIRECT })).callback
 }
 

@@ -5,7 +5,7 @@ import * as oidc from 'openid-client'
 import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin } from '../../helpers/form-login.js'
-import { pkcePair } from '../../helpers/pkce-pair.js'
+import { codeRequestUrl, pkcePair } from '../../helpers/pkce-pair.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const REDIRECT = 'http://127.0.0.1/callback'
@@ -30,15 +30,7 @@ async function token(form: Record<string, string>, headers: Record<string, strin
 
 async function codeFor(clientId: string): Promise<{ code: string; verifier: string }> {
   const { verifier, challenge } = await pkcePair()
-  const url = new URL(`${s.origin}/authorize`)
-  url.search = new URLSearchParams({
-    client_id: clientId,
-    response_type: 'code',
-    redirect_uri: REDIRECT,
-    scope: 'mcp',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  }).toString()
+  const url = codeRequestUrl(s.origin, { clientId, redirectUri: REDIRECT, challenge })
   const { callback } = await formLogin(url, { ...USER, redirectUri: REDIRECT })
   return { code: callback.searchParams.get('code')!, verifier }
 }
