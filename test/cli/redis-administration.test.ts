@@ -17,6 +17,8 @@ import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 const REDIRECT = 'http://127.0.0.1:9/callback'
 const ALICE = { username: 'alice', password: 'alice has a long password' }
 const OTHER_RESOURCE = 'http://127.0.0.1:9/other-mcp'
+// another endpoint of the same server (issue 28, item 2): an identifier of its own
+const OTHER_ALIAS = 'http://127.0.0.1:9/other-sse'
 
 let redis: RedisServer
 let proxy: Haproxy
@@ -37,8 +39,8 @@ function toNode(i: number, path: string, init: RequestInit = {}): Promise<Respon
 }
 
 /** An MCP initialize on node `i` with `token`: the HTTP status (200 served, 401 refused). */
-async function mcpStatus(i: number, token: string): Promise<number> {
-  const response = await toNode(i, '/mcp', {
+async function mcpStatus(i: number, token: string, endpoint = '/mcp'): Promise<number> {
+  const response = await toNode(i, endpoint, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
@@ -166,6 +168,16 @@ describe('administration verbs with --redis, while the nodes run', () => {
     expect(list.stdout).toMatch(/^alice\t\S+\tmcp$/m)
   })
 
+  it("every node publishes each endpoint's own metadata and takes a token for /mcp at /rest (issue 28, item 2)", async () => {
+    for (const i of [0, 1]) {
+      for (const endpoint of ['/mcp', '/sse', '/rest']) {
+        const metadata = (await (await toNode(i, `/.well-known/oauth-protected-resource${endpoint}`)).json()) as { resource: string }
+        expect(metadata.resource).toBe(`${proxy.origin}${endpoint}`)
+      }
+      expect(await mcpStatus(i, login.accessToken, '/rest')).toBe(200)
+    }
+  })
+
   it('grants list shows the grant, grants revoke ends it: its token is refused on every node', async () => {
     const list = await admin(['grants', 'list', '--user', ALICE.username])
     expect(list.code, list.stderr).toBe(0)
@@ -199,13 +211,16 @@ describe('administration verbs with --redis, while the nodes run', () => {
     expect(list.stdout).toContain(`${client.id}\tbatch job\tclient_credentials`)
 
     for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_RESOURCE)).toEqual({ status: 400, error: 'invalid_target' })
-    const resource = await admin(['resources', 'add', OTHER_RESOURCE, '--scopes', 'tools tools:write', '--name', 'another MCP server'])
+    for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_ALIAS)).toEqual({ status: 400, error: 'invalid_target' })
+    const resource = await admin(['resources', 'add', OTHER_RESOURCE, '--scopes', 'tools tools:write', '--name', 'another MCP server', '--aliases', OTHER_ALIAS])
     expect(resource.code, resource.stderr).toBe(0)
     expect(resource.stdout).toContain('served by every node now')
     await eventually(
       async () => (await clientCredentials(0, client, OTHER_RESOURCE)).status === 200 && (await clientCredentials(1, client, OTHER_RESOURCE)).status === 200,
       'a token for the added resource from both nodes',
     )
+    // its alias too, on both nodes at once
+    for (const i of [0, 1]) expect((await clientCredentials(i, client, OTHER_ALIAS)).status).toBe(200)
     // a scope new to the deployment: the client registered none, so it may have the resource's default one
     for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_RESOURCE, 'tools')).toEqual({ status: 200, scope: 'tools' })
     expect((await admin(['resources', 'list'])).stdout).toContain(`${OTHER_RESOURCE}\tanother MCP server`)
@@ -215,6 +230,7 @@ describe('administration verbs with --redis, while the nodes run', () => {
       async () => (await clientCredentials(0, client, OTHER_RESOURCE)).status === 400 && (await clientCredentials(1, client, OTHER_RESOURCE)).status === 400,
       'the removed resource refused by both nodes',
     )
+    for (const i of [0, 1]) expect(await clientCredentials(i, client, OTHER_ALIAS)).toEqual({ status: 400, error: 'invalid_target' })
 
     // options before '--': a generated client id may begin with '-'
     const removed = await runCli(['clients', 'remove', '--redis', redis.url, '--data-dir', dataDir, '--', client.id])
