@@ -28,9 +28,10 @@ export class UsageError extends Error {
 export async function runCommand(command: Command, argv: string[], context: CommandContext = { signal: new AbortController().signal }): Promise<number> {
   let parsed
   try {
+    const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const
     parsed = parseArgs({
-      args: argv,
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      args: idsAsOperands(argv, options),
+      options,
       allowPositionals: command.allowPositionals ?? false,
       strict: true,
     })
@@ -42,6 +43,35 @@ export async function runCommand(command: Command, argv: string[], context: Comm
     return 0
   }
   return (await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals, context)) ?? 0
+}
+
+/**
+ * Generated identifiers (grant ids, client ids, token ids) are base64url and one in 64 starts with
+ * '-': `grants revoke -Kx3…` or `--client -Kx3…` must mean that id, not an unknown short option.
+ * The only short option is -h, so a single-dash word longer than two characters is an operand, and
+ * a string option's value is taken from the next word unless that word is a long option. The
+ * operands go after '--' in their order, so parseArgs takes them as they are.
+ */
+export function idsAsOperands(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const flags: string[] = []
+  const operands: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (arg === '--') {
+      operands.push(...argv.slice(i + 1))
+      break
+    }
+    if (arg.startsWith('--')) {
+      const next = argv[i + 1]
+      const takesValue = !arg.includes('=') && options[arg.slice(2)]?.type === 'string'
+      if (takesValue && next !== undefined && next !== '--' && !next.startsWith('--')) {
+        flags.push(`${arg}=${next}`)
+        i++
+      } else flags.push(arg)
+    } else if (arg.startsWith('-') && arg.length === 2) flags.push(arg)
+    else operands.push(arg)
+  }
+  return operands.length === 0 ? flags : [...flags, '--', ...operands]
 }
 
 /** Parse a --port value: an integer from 0 (ephemeral) to 65535. */
