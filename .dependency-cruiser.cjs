@@ -90,10 +90,38 @@ module.exports = {
       name: 'storage-is-a-base',
       comment:
         'The storage backends import only config and each other: every room above may use them ' +
-        'through the storage seam without pulling in a surface.',
+        'through the storage seam without pulling in a surface. Its public list (index.ts) also ' +
+        'names the Redis backend, which lives in redis/.',
       severity: 'error',
-      from: { path: room('storage') },
+      from: { path: room('storage'), pathNot: '^src/storage/index\\.ts$' },
       to: { path: '^src/', pathNot: room('storage', 'config') },
+    },
+    {
+      name: 'mcp-not-to-redis',
+      comment:
+        'All Redis code sits in redis/, an adapter room: the MCP chain (transports and server included) ' +
+        'gets shared state through the interfaces it defines, and only the composition (app/, cli/) ' +
+        'hands it a Redis implementation.',
+      severity: 'error',
+      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports') },
+      to: { path: room('redis') },
+    },
+    {
+      name: 'redis-is-an-adapter',
+      comment:
+        'redis/ implements interfaces other rooms define (storage, shared sessions, the rate limiter, ' +
+        'the DPoP replay cache) and imports only those interfaces, config and the JSON-RPC types: ' +
+        'never a surface, so a Redis module never loads the authorization server or the MCP server.',
+      severity: 'error',
+      from: { path: room('redis') },
+      to: {
+        path: '^src/',
+        pathNot: [
+          room('redis', 'storage', 'sessions', 'config', 'jsonrpc'),
+          '^src/auth/server/rate-limiter\\.ts$',
+          '^src/auth/resource/dpop-replay-cache\\.ts$',
+        ],
+      },
     },
     {
       name: 'config-is-a-leaf',

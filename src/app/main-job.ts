@@ -7,7 +7,7 @@ import { defaults } from '../config/defaults.js'
 import { createDemoServer } from '../demo/demo-server.js'
 import type { McpServer } from '../server/mcp-server.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
-import type { RedisConnection } from '../storage/redis/connection.js'
+import type { RedisConnection } from '../redis/connection.js'
 import { homePageMiddleware } from './home-page-middleware.js'
 import type { ProtectedMcpApp } from './protected-mcp-app.js'
 
@@ -84,7 +84,7 @@ export interface MainJob {
  */
 export async function createMainJob(options: MainJobOptions): Promise<MainJob> {
   // loaded only when asked for: a single process never loads the Redis client
-  const redis = options.redis === undefined ? undefined : await (await import('../storage/redis/connection.js')).RedisConnection.connect(options.redis)
+  const redis = options.redis === undefined ? undefined : await (await import('../redis/connection.js')).RedisConnection.connect(options.redis)
   try {
     return await assemble(options, redis)
   } catch (error) {
@@ -226,7 +226,7 @@ async function demoAccount(
  * label) so every node accepts the nonce any node gave.
  */
 async function dpopOptions(options: MainJobOptions, as: AuthorizationServer, redis: RedisConnection | undefined): Promise<DpopOptions> {
-  const replayCache = redis === undefined ? undefined : new (await import('../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis)
+  const replayCache = redis === undefined ? undefined : new (await import('../redis/dpop-replay-cache.js')).RedisDpopReplayCache(redis)
   const nonces: DpopOptions['nonces'] = options.dpop?.nonces === true ? { secret: as.deriveKey('mcp-auth resource DPoP nonces') } : undefined
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
 }

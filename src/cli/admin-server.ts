@@ -72,8 +72,8 @@ export async function openAdminRecords(target: AdminTarget): Promise<AdminRecord
     const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) })
     return { records: storage.records, close: () => storage.close() }
   }
-  const { RedisConnection } = await import('../storage/redis/connection.js')
-  const { createRedisStorage } = await import('../storage/redis/redis-storage.js')
+  const { RedisConnection } = await import('../redis/connection.js')
+  const { createRedisStorage } = await import('../redis/redis-storage.js')
   const connection = await RedisConnection.connect(target.redis)
   const storage = createRedisStorage({ connection })
   return {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StorageUnavailableError } from '../../src/storage/errors.js'
-import { RedisConnection } from '../../src/storage/redis/connection.js'
+import { RedisConnection } from '../../src/redis/connection.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 let redis: RedisServer

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StorageUnavailableError } from '../../src/storage/errors.js'
-import { RedisConnection } from '../../src/storage/redis/connection.js'
-import { createRedisStorage } from '../../src/storage/redis/redis-storage.js'
+import { RedisConnection } from '../../src/redis/connection.js'
+import { createRedisStorage } from '../../src/redis/redis-storage.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import { describeStorageContract } from './storage-contract.js'
 

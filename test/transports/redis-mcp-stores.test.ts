@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { JsonRpcMessage } from '../../src/jsonrpc/index.js'
-import { RedisConnection } from '../../src/storage/redis/connection.js'
+import { RedisConnection } from '../../src/redis/connection.js'
 import { RedisEventStore } from '../../src/transports/streamable-http/server/redis-event-store.js'
 import { RedisSessionStore } from '../../src/transports/streamable-http/server/redis-session-store.js'
 import type { SessionState } from '../../src/transports/streamable-http/server/session-store.js'

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import { createLowdbStorage } from '../../storage/lowdb-storage.js'
 import { removeStaleTempFiles } from '../../storage/private-file.js'
-import type { RedisConnection } from '../../storage/redis/connection.js'
+import type { RedisConnection } from '../../redis/connection.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { isRedisConnection, type ResolvedOptions } from './options.js'
 
@@ -31,9 +31,9 @@ export async function openStorage(options: ResolvedOptions): Promise<OpenedStora
     return { storage, health: async () => true, close: () => storage.close() }
   }
   const ownsConnection = !isRedisConnection(options.redis)
-  const connection = isRedisConnection(options.redis) ? options.redis : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(options.redis)
+  const connection = isRedisConnection(options.redis) ? options.redis : await (await import('../../redis/connection.js')).RedisConnection.connect(options.redis)
   try {
-    const storage = given ?? (await import('../../storage/redis/redis-storage.js')).createRedisStorage({ connection })
+    const storage = given ?? (await import('../../redis/redis-storage.js')).createRedisStorage({ connection })
     return {
       storage,
       connection,

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import { defaults } from '../../config/defaults.js'
-import type { RedisConnection } from '../../storage/redis/connection.js'
+import type { RedisConnection } from '../../redis/connection.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { isLoopbackHostname } from '../../config/loopback-hosts.js'
 import { isRefusedAddress } from '../../net/guarded-fetch.js'

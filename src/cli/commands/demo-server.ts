@@ -5,7 +5,7 @@ import { discoverAuthorizationServer } from '../../auth/resource/discover-author
 import { defaults } from '../../config/defaults.js'
 import { createDemoServer } from '../../demo/demo-server.js'
 import { StdioServerTransport } from '../../transports/stdio/index.js'
-import type { RedisConnection } from '../../storage/redis/connection.js'
+import type { RedisConnection } from '../../redis/connection.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions } from '../drain-option.js'
 import { redisChoice, redisOptions } from '../redis-option.js'
@@ -67,7 +67,7 @@ ${serverUsageTail(25, 'Redis is unreachable')}
     const choice = redisChoice(values, {})
     const drain = { delayMs: drainDelayMs(values) }
     if (choice !== undefined && values.stateless === true) throw new UsageError('--stateless keeps no sessions: --redis has nothing to share')
-    const redis = choice === undefined ? undefined : await (await import('../../storage/redis/connection.js')).RedisConnection.connect(choice)
+    const redis = choice === undefined ? undefined : await (await import('../../redis/connection.js')).RedisConnection.connect(choice)
     // processes on one Redis share the requestState key: an input round one asked, any answers
     const server = createDemoServer(redis === undefined ? {} : { requestStateKey: await sharedRequestStateKey(redis) })
     server.onerror = onerror
@@ -175,7 +175,7 @@ async function serveProtected(
     requiredScopes: options.scopes,
     scopesSupported: options.scopes,
     // several processes on one Redis: a DPoP proof used on one is a replay on every other
-    ...(redis !== undefined ? { dpop: { replayCache: new (await import('../../auth/resource/redis-dpop-replay-cache.js')).RedisDpopReplayCache(redis) } } : {}),
+    ...(redis !== undefined ? { dpop: { replayCache: new (await import('../../redis/dpop-replay-cache.js')).RedisDpopReplayCache(redis) } } : {}),
   })
   await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
   const listener = createCliServer(http.handler, { health: healthOf(redis) })

@@ -51,8 +51,8 @@ Options:
       return 0
     }
     const settings = await redisSettings(redisInput)
-    const { RedisConnection } = await import('../../storage/redis/connection.js')
-    const { createRedisStorage } = await import('../../storage/redis/redis-storage.js')
+    const { RedisConnection } = await import('../../redis/connection.js')
+    const { createRedisStorage } = await import('../../redis/redis-storage.js')
     const { rotateClusterKeys } = await import('../../auth/server/cluster-keys.js')
     const connection = await RedisConnection.connect(settings)
     try {
@@ -90,8 +90,8 @@ async function listKeys(dataDir: string, keyOptions: { accessTokenAlg?: string }
   process.stdout.write(`${join(dataDir, defaults.authServer.keys.jwksFile)}: fingerprint ${fingerprint}\n`)
   process.stdout.write(`${join(dataDir, defaults.authServer.keys.secretsFile)}: fingerprint ${secrets}\n`)
   if (redisInput === undefined) return 0
-  const { RedisConnection } = await import('../../storage/redis/connection.js')
-  const { createRedisStorage } = await import('../../storage/redis/redis-storage.js')
+  const { RedisConnection } = await import('../../redis/connection.js')
+  const { createRedisStorage } = await import('../../redis/redis-storage.js')
   const connection = await RedisConnection.connect(await redisSettings(redisInput))
   try {
     const { recordedClusterKeys } = await import('../../auth/server/cluster-keys.js')

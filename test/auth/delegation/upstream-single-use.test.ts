@@ -7,8 +7,8 @@ import { UPSTREAM_PENDING_MODEL, UpstreamLogin } from '../../../src/auth/delegat
 import type { UpstreamOptions } from '../../../src/auth/server/options.js'
 import { defaults } from '../../../src/config/defaults.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
-import { RedisConnection } from '../../../src/storage/redis/connection.js'
-import { createRedisStorage } from '../../../src/storage/redis/redis-storage.js'
+import { RedisConnection } from '../../../src/redis/connection.js'
+import { createRedisStorage } from '../../../src/redis/redis-storage.js'
 import type { AuthStorage } from '../../../src/storage/types.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DpopNonces } from '../../../src/auth/resource/dpop-nonces.js'
 import { MemoryDpopReplayCache } from '../../../src/auth/resource/dpop-replay-cache.js'
-import { RedisDpopReplayCache } from '../../../src/auth/resource/redis-dpop-replay-cache.js'
-import { RedisConnection } from '../../../src/storage/redis/connection.js'
+import { RedisDpopReplayCache } from '../../../src/redis/dpop-replay-cache.js'
+import { RedisConnection } from '../../../src/redis/connection.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 
 describe('MemoryDpopReplayCache', () => {

@@ -1,8 +1,8 @@
 // Issue 16: rate limits counted in Redis, shared by every node, failing closed while Redis is away.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RedisRateLimiter } from '../../../src/auth/server/redis-rate-limiter.js'
+import { RedisRateLimiter } from '../../../src/redis/rate-limiter.js'
 import { StorageUnavailableError } from '../../../src/storage/errors.js'
-import { RedisConnection } from '../../../src/storage/redis/connection.js'
+import { RedisConnection } from '../../../src/redis/connection.js'
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js'
 
 let redis: RedisServer

@@ -1,5 +1,5 @@
 import type { MessageBus } from '../../../storage/message-bus.js'
-import type { RedisConnection } from '../../../storage/redis/connection.js'
+import type { RedisConnection } from '../../../redis/connection.js'
 import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js'
 import { RedisSessionStore } from './redis-session-store.js'
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { defaults } from '../../../config/defaults.js'
-import type { RedisConnection } from '../../../storage/redis/connection.js'
-import { RedisScript } from '../../../storage/redis/script.js'
+import type { RedisConnection } from '../../../redis/connection.js'
+import { RedisScript } from '../../../redis/script.js'
 import type { AdmitVerdict, SessionState, SessionStore, SharedSessionLimits } from './session-store.js'
 
 export interface RedisSessionStoreOptions {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
-import { defaults } from '../../config/defaults.js'
-import { StorageUnavailableError } from '../errors.js'
+import { defaults } from '../config/defaults.js'
+import { StorageUnavailableError } from '../storage/errors.js'
 
 /** Options of {@link RedisConnection.connect}. */
 export interface RedisConnectionOptions {

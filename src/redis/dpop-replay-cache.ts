@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { RedisConnection } from '../../storage/redis/connection.js'
-import type { DpopReplayCache } from './dpop-replay-cache.js'
+import type { RedisConnection } from './connection.js'
+import type { DpopReplayCache } from '../auth/resource/dpop-replay-cache.js'
 
 /**
  * The DPoP replay cache of a deployment of several processes: one Redis key per proof

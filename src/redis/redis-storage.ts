@@ -1,4 +1,4 @@
-import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../types.js'
+import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from '../storage/types.js'
 import type { RedisConnection } from './connection.js'
 import { RedisScript } from './script.js'
 
