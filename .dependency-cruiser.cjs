@@ -118,7 +118,7 @@ module.exports = {
         path: '^src/',
         pathNot: [
           room('redis', 'storage', 'sessions', 'config', 'jsonrpc'),
-          '^src/auth/server/rate-limiter\\.ts$',
+          '^src/auth/server/middleware/rate-limiter\\.ts$',
           '^src/auth/resource/dpop-replay-cache\\.ts$',
         ],
       },

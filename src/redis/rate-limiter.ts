@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { RedisConnection } from './connection.js'
 import { RedisScript } from './script.js'
-import type { Limiter, RateLimitVerdict } from '../auth/server/rate-limiter.js'
+import type { Limiter, RateLimitVerdict } from '../auth/server/middleware/rate-limiter.js'
 
 /**
  * One round trip per hit: count it, start the window on the first hit (a key left without an

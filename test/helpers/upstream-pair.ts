@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { ConsentStore } from '../../src/auth/server/consent-store.js'
+import { ConsentStore } from '../../src/auth/server/stores/consent-store.js'
 import type { AuthorizationServerOptions } from '../../src/auth/server/options.js'
 import { startAuthServer, type RunningAuthServer } from './auth-server.js'
 import { startProtectedStack, type ProtectedStack } from './protected-stack.js'

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { calculateJwkThumbprint } from 'jose'
-import { loadServerSecrets, secretsDigest } from '../../auth/server/server-secrets.js'
-import { loadSigningKeys, publicJwk, rotateSigningKeys } from '../../auth/server/signing-keys.js'
+import { loadServerSecrets, secretsDigest } from '../../auth/server/keys/server-secrets.js'
+import { loadSigningKeys, publicJwk, rotateSigningKeys } from '../../auth/server/keys/signing-keys.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
@@ -53,7 +53,7 @@ Options:
     const settings = await redisSettings(redisInput)
     const { RedisConnection } = await import('../../redis/connection.js')
     const { createRedisStorage } = await import('../../redis/redis-storage.js')
-    const { rotateClusterKeys } = await import('../../auth/server/cluster-keys.js')
+    const { rotateClusterKeys } = await import('../../auth/server/keys/cluster-keys.js')
     const connection = await RedisConnection.connect(settings)
     try {
       const storage = createRedisStorage({ connection })
@@ -94,7 +94,7 @@ async function listKeys(dataDir: string, keyOptions: { accessTokenAlg?: string }
   const { createRedisStorage } = await import('../../redis/redis-storage.js')
   const connection = await RedisConnection.connect(await redisSettings(redisInput))
   try {
-    const { recordedClusterKeys } = await import('../../auth/server/cluster-keys.js')
+    const { recordedClusterKeys } = await import('../../auth/server/keys/cluster-keys.js')
     const recorded = await recordedClusterKeys(createRedisStorage({ connection }).records)
     if (recorded === undefined) {
       process.stdout.write('the deployment has recorded no keys yet: the first node to start records its own\n')

@@ -1,4 +1,4 @@
-import { ResourceStore } from '../../auth/server/resource-store.js'
+import { ResourceStore } from '../../auth/server/stores/resource-store.js'
 import { defaults } from '../../config/defaults.js'
 import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { AccountStore } from '../../auth/server/account-store.js'
+import { AccountStore } from '../../auth/server/stores/account-store.js'
 import { UsageError, type Command } from '../command.js'
 import { parseScopes } from '../scope-list.js'
 import { ADMIN_OPTIONS, adminUsage, adminTarget, openAdminRecords, withAdminServer } from '../admin-server.js'

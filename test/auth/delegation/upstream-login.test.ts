@@ -130,7 +130,7 @@ describe('login delegated to an upstream identity provider', () => {
 
   it('ends our grant when the upstream grant was revoked: refresh fails, introspection says inactive', async () => {
     const session = await login('revoked')
-    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+    const { ConsentStore } = await import('../../../src/auth/server/stores/consent-store.js')
     const upstreamGrant = await new ConsentStore(upstream.as.storage.records).grantIdFor(upstreamUserId, 'our-as')
     expect(upstreamGrant).toBeDefined()
     for (const model of ['RefreshToken', 'AccessToken', 'AuthorizationCode']) await upstream.as.storage.adapter(model).revokeByGrantId(upstreamGrant!)

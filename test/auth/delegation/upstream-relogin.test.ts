@@ -44,7 +44,7 @@ async function refresh(client: { config: oidc.Configuration; refreshToken: strin
 }
 
 async function upstreamGrant(pair: Pair): Promise<string | undefined> {
-  const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+  const { ConsentStore } = await import('../../../src/auth/server/stores/consent-store.js')
   const grantId = await new ConsentStore(pair.upstream.as.storage.records).grantIdFor(pair.upstreamUserId, 'our-as')
   return grantId === undefined || (await pair.upstream.as.provider.Grant.find(grantId)) === undefined ? undefined : grantId
 }

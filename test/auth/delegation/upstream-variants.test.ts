@@ -93,7 +93,7 @@ describe('delegation variants', () => {
       },
     })
     await auth.login()
-    const { ConsentStore } = await import('../../../src/auth/server/consent-store.js')
+    const { ConsentStore } = await import('../../../src/auth/server/stores/consent-store.js')
     const account = (await pair.stack.as.accounts.list()).find((candidate) => candidate.upstream?.subject === pair.upstreamUserId)!
     const client = (await store.getClient(pair.stack.origin))!
     const ourGrant = (await new ConsentStore(pair.stack.as.storage.records).grantIdFor(account.id, client.client_id))!

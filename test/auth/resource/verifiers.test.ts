@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as oidc from 'openid-client'
 import { createJwtVerifier } from '../../../src/auth/resource/jwt-verifier.js'
 import { createIntrospectionVerifier } from '../../../src/auth/resource/introspection-verifier.js'
-import { rotateSigningKeys } from '../../../src/auth/server/signing-keys.js'
+import { rotateSigningKeys } from '../../../src/auth/server/keys/signing-keys.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { freePort } from '../../helpers/free-port.js'
 

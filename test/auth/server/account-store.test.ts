@@ -1,7 +1,7 @@
 // Issue 27, item 8: nodes of one deployment starting at once (or administrators adding the same
 // name at once) end with one account, and only the process that created it knows its password.
 import { describe, expect, it } from 'vitest'
-import { AccountStore } from '../../../src/auth/server/account-store.js'
+import { AccountStore } from '../../../src/auth/server/stores/account-store.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 
 describe('AccountStore', () => {

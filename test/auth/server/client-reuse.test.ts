@@ -6,7 +6,7 @@
 import { generateKeyPairSync } from 'node:crypto'
 import Provider from 'oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { reuseUnchangedClients } from '../../../src/auth/server/client-reuse.js'
+import { reuseUnchangedClients } from '../../../src/auth/server/provider/client-reuse.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 import type { OidcAdapter } from '../../../src/storage/types.js'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { createAdapterFactory } from '../../../src/auth/server/adapter-factory.js'
-import { SecretBox } from '../../../src/auth/server/secret-box.js'
+import { createAdapterFactory } from '../../../src/auth/server/provider/adapter-factory.js'
+import { SecretBox } from '../../../src/auth/server/keys/secret-box.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 
 describe('client secrets in the adapter', () => {

@@ -5,9 +5,9 @@
  */
 import Koa from 'koa'
 import { afterEach, describe, expect, it } from 'vitest'
-import { endpointRateLimits } from '../../../src/auth/server/endpoint-rate-limits.js'
-import { oauthErrors } from '../../../src/auth/server/oauth-errors.js'
-import { RateLimiter } from '../../../src/auth/server/rate-limiter.js'
+import { endpointRateLimits } from '../../../src/auth/server/middleware/endpoint-rate-limits.js'
+import { oauthErrors } from '../../../src/auth/server/middleware/oauth-errors.js'
+import { RateLimiter } from '../../../src/auth/server/middleware/rate-limiter.js'
 import { listenOnLoopback } from '../../helpers/listen.js'
 
 const closers: (() => Promise<void>)[] = []

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { JWT_BEARER_GRANT } from '../../../src/auth/server/jwt-bearer-grant.js'
+import { JWT_BEARER_GRANT } from '../../../src/auth/server/provider/jwt-bearer-grant.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
 
 const CI = 'https://ci.example.com'

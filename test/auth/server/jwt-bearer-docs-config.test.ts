@@ -16,7 +16,7 @@ import { FetchedJwks } from '../../../src/auth/server/jwt-bearer/fetched-jwks.js
 import { verificationRefusal } from '../../../src/auth/server/jwt-bearer/verification-refusal.js'
 import { outboundFetch } from '../../../src/net/outbound-fetch.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { JWT_BEARER_GRANT } from '../../../src/auth/server/jwt-bearer-grant.js'
+import { JWT_BEARER_GRANT } from '../../../src/auth/server/provider/jwt-bearer-grant.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
 
 const DOC_ISSUER = 'https://platform.example.com'

@@ -3,7 +3,7 @@
  * ago, and a key whose window starts again counts as the newest (issue 29 item 4 keeps that order).
  */
 import { describe, expect, it } from 'vitest'
-import { RateLimiter } from '../../../src/auth/server/rate-limiter.js'
+import { RateLimiter } from '../../../src/auth/server/middleware/rate-limiter.js'
 
 describe('RateLimiter key bound', () => {
   it('forgets the window started longest ago, not the key seen first', () => {

@@ -1,6 +1,6 @@
 // Issue 27, item 12: refusals under a flood are counted and summed up, one line per window, by reason.
 import { describe, expect, it } from 'vitest'
-import { type LogLine, RefusalSummary } from '../../../src/auth/server/refusal-summary.js'
+import { type LogLine, RefusalSummary } from '../../../src/auth/server/middleware/refusal-summary.js'
 
 describe('RefusalSummary', () => {
   it('logs the first refusal at once and sums up the rest once per window, by reason; a quiet window logs nothing', async () => {

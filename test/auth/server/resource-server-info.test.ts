@@ -3,8 +3,8 @@
 // registered scope, and no request may change them for the next.
 import { describe, expect, it } from 'vitest'
 import { resolveResource } from '../../../src/auth/server/options.js'
-import { ResourceServerInfos, resourceServerInfo } from '../../../src/auth/server/resource-server-info.js'
-import { ScopePolicy } from '../../../src/auth/server/scope-policy.js'
+import { ResourceServerInfos, resourceServerInfo } from '../../../src/auth/server/provider/resource-server-info.js'
+import { ScopePolicy } from '../../../src/auth/server/provider/scope-policy.js'
 
 const mcp = resolveResource({ uri: 'https://mcp.example/mcp', scopes: ['mcp', 'mcp:admin', 'mcp:read'], defaultScopes: ['mcp'] })
 const opaque = resolveResource({ uri: 'https://other.example/api', scopes: ['api'], tokenFormat: 'opaque', accessTokenTtlSeconds: 120 })

@@ -2,7 +2,7 @@
 // --redis) reaches every node that watches the store: at once over the bus, and by the periodic
 // reload for an announcement a node missed.
 import { describe, expect, it } from 'vitest'
-import { ResourceStore, type StoredResource } from '../../../src/auth/server/resource-store.js'
+import { ResourceStore, type StoredResource } from '../../../src/auth/server/stores/resource-store.js'
 import { InProcessMessageBus } from '../../../src/storage/message-bus.js'
 import { createMemoryStorage } from '../../../src/storage/memory-storage.js'
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import Koa, { type Context, type Middleware, type Next } from 'koa'
 import compose from 'koa-compose'
 import { afterEach, describe, expect, it } from 'vitest'
-import { composeScoped, scoped } from '../../../src/auth/server/scoped-middleware.js'
+import { composeScoped, scoped } from '../../../src/auth/server/middleware/scoped-middleware.js'
 
 const servers: Server[] = []
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // Issue 27, item 12: the registration caps' bookkeeping: counts per address group, and the oldest
 // registration of a group holding the most, kept as registrations come and go.
 import { describe, expect, it } from 'vitest'
-import { UnusedByGroup } from '../../../src/auth/server/unused-by-group.js'
+import { UnusedByGroup } from '../../../src/auth/server/admin/unused-by-group.js'
 
 const entry = (clientId: string, address: string) => ({ clientId, address, createdAt: 0 })
 
