@@ -133,6 +133,16 @@ module.exports = {
       to: { path: '^src/', pathNot: room('config') },
     },
     {
+      name: 'auth-info-is-a-leaf',
+      comment:
+        'AuthInfo (what a handler sees of the caller\'s token) is built by auth/resource and carried by ' +
+        'the MCP chain (protocol/context.ts re-exports it); neither side may import the other, so the ' +
+        'type sits in a room of its own that imports nothing and that both may import.',
+      severity: 'error',
+      from: { path: room('auth-info') },
+      to: { path: '^src/', pathNot: room('auth-info') },
+    },
+    {
       name: 'jsonrpc-is-a-leaf',
       comment: 'The JSON-RPC envelope is the bottom of the MCP chain: it imports no other room (zod only).',
       severity: 'error',
@@ -150,10 +160,10 @@ module.exports = {
       name: 'protocol-only-down',
       comment:
         'The session engine is shared by the server and the client; it imports only the rooms below ' +
-        'it (and config), never a side or a transport.',
+        'it (and config, and the auth-info leaf), never a side or a transport.',
       severity: 'error',
       from: { path: room('protocol') },
-      to: { path: '^src/', pathNot: room('protocol', 'schema', 'jsonrpc', 'config') },
+      to: { path: '^src/', pathNot: room('protocol', 'schema', 'jsonrpc', 'config', 'auth-info') },
     },
     {
       name: 'server-and-client-not-up',

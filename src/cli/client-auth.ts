@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { JwtBearerAuth } from '../auth/client/jwt-bearer-auth.js'
 import { ClientCredentialsAuth } from '../auth/client/client-credentials-auth.js'
-import type { HeldToken } from '../auth/client/machine-token.js'
 import { McpOAuthError } from '../auth/client/mcp-oauth-error.js'
 import { McpOAuth, type LoginOutcome } from '../auth/client/mcp-oauth.js'
 import type { DpopMode } from '../auth/client/dpop-mode.js'
 import { FileTokenStore } from '../auth/client/token-store.js'
 import { McpClient } from '../client/index.js'
 import { connectHttp } from '../transports/http-client/index.js'
+import type { CliAuth } from './cli-auth.js'
 import { parsePort, UsageError } from './command.js'
 import { isLoopbackHostname } from '../config/loopback-hosts.js'
 import { defaults } from '../config/defaults.js'
@@ -28,15 +28,6 @@ export const CLIENT_OPTIONS = {
   dpop: { type: 'boolean' },
   'no-dpop': { type: 'boolean' },
 } as const
-
-/** What the client commands need of an authentication: the login helper's, or a machine's. */
-export type CliAuth = Pick<McpOAuth, 'fetch' | 'ensureLogin' | 'loginAsked'> & {
-  /**
-   * A machine's token (client credentials, JWT bearer), without a browser; absent for a user
-   * login, and resolving to undefined when a confidential client turned out to need one.
-   */
-  machineToken?: () => Promise<HeldToken | undefined>
-}
 
 export const CLIENT_USAGE = `
 Login options (any command that may need to log in):

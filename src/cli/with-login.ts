@@ -1,6 +1,6 @@
 import { defaults } from '../config/defaults.js'
 import { HttpTransportError } from '../transports/http/http-transport-error.js'
-import type { CliAuth } from './client-auth.js'
+import type { CliAuth } from './cli-auth.js'
 
 /**
  * Runs an MCP exchange with the browser logins it needs outside it. A request the server refused

@@ -46,8 +46,17 @@ export class BoundedMap<K, V> extends Map<K, V> {
     return this
   }
 
-  #dropOldest(): void {
+  /**
+   * Forgets the oldest entry now; false when the map is empty. For an owner that counts entries
+   * across several maps and must make room itself, in its own order, before a set (the DPoP
+   * replay cache: a key's own oldest proof first, then the whole cache).
+   */
+  deleteOldest(): boolean {
+    return this.#dropOldest()
+  }
+
+  #dropOldest(): boolean {
     const oldest = this.keys().next()
-    if (oldest.done !== true) super.delete(oldest.value)
+    return oldest.done !== true && super.delete(oldest.value)
   }
 }

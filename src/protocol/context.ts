@@ -1,23 +1,9 @@
+import type { AuthInfo } from '../auth-info/auth-info.js'
 import type { JsonRpcParams, RequestId } from '../jsonrpc/index.js'
 import type { ProgressToken } from '../schema/features.js'
 import type { RequestOptions } from './request-options.js'
 
-/**
- * Verified credentials of the caller, as an auth layer in front of an HTTP transport found them.
- * The MCP engine only carries it to handlers; it never looks inside.
- */
-export interface AuthInfo {
-  /** The raw access token. Never log it. */
-  token: string
-  clientId: string
-  scopes: string[]
-  subject?: string
-  audience?: string | string[]
-  /** Seconds since the epoch. */
-  expiresAt?: number
-  claims?: Record<string, unknown>
-  extra?: Record<string, unknown>
-}
+export type { AuthInfo }
 
 /**
  * What a request handler receives beside the params: the abort signal that fires on

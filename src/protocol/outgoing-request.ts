@@ -1,11 +1,11 @@
 import { defaults } from '../config/defaults.js'
 import { JSONRPC_VERSION, JsonRpcError, type JsonRpcParams, type JsonRpcRequest, type RequestId } from '../jsonrpc/index.js'
 import type { PendingRequests } from './correlation.js'
+import type { EndpointOptions } from './endpoint-options.js'
 import { LocalError } from './errors.js'
 import type { RequestOptions } from './request-options.js'
 import { RequestTimer } from './timeouts.js'
 import type { SendOptions, Transport } from './transport.js'
-import type { EndpointOptions } from './endpoint.js'
 
 type Result = Record<string, unknown>
 

@@ -1,4 +1,4 @@
-import type { Resource } from './features.js'
+import type { Icon } from './capabilities.js'
 
 /**
  * Content blocks carried by tool results, prompt messages and sampling.
@@ -52,6 +52,18 @@ export interface EmbeddedResource extends Meta {
   type: 'resource'
   resource: ResourceContents
   annotations?: Annotations
+}
+
+/** A resource the server can read (resources/list); features.ts re-exports it with the other resource shapes. */
+export interface Resource extends Meta {
+  uri: string
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  annotations?: Annotations
+  icons?: Icon[]
 }
 
 /** A link to a resource the server can read: a Resource with a content type (MCP 2025-06-18). */

@@ -1,4 +1,4 @@
-import type { Annotations, ContentBlock, ResourceContents, TextContent, ImageContent, AudioContent } from './content.js'
+import type { Annotations, ContentBlock, Resource, ResourceContents, TextContent, ImageContent, AudioContent } from './content.js'
 import type { Icon } from './capabilities.js'
 
 /**
@@ -52,17 +52,8 @@ export interface CallToolResult extends Meta {
   isError?: boolean
 }
 
-// --- resources
-export interface Resource extends Meta {
-  uri: string
-  name: string
-  title?: string
-  description?: string
-  mimeType?: string
-  size?: number
-  annotations?: Annotations
-  icons?: Icon[]
-}
+// --- resources (Resource is declared in content.ts, beside the resource_link block that extends it)
+export type { Resource }
 
 export interface ResourceTemplate extends Meta {
   uriTemplate: string

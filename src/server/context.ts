@@ -2,7 +2,7 @@ import type { RequestContext } from '../protocol/context.js'
 import type { RequestOptions } from '../protocol/request-options.js'
 import type { ClientCapabilities } from '../schema/capabilities.js'
 import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult, LoggingLevel } from '../schema/features.js'
-import type { ServerSession } from './server-session.js'
+import type { HandlerSession } from './handler-session.js'
 
 /**
  * Options of a question to the client (elicitation, sampling, roots). `key` names the question in
@@ -22,7 +22,7 @@ export interface InputOptions extends RequestOptions {
  */
 export interface ServerContext extends RequestContext {
   /** The session of a handshake-era connection; undefined for a stateless (2026-07-28) request. */
-  session: ServerSession | undefined
+  session: HandlerSession | undefined
   /** The revision this request is served under. */
   protocolVersion: string | undefined
   /** What the client declared: at initialize, or in this request's `_meta` (2026-07-28). */
@@ -42,10 +42,10 @@ export interface ServerContext extends RequestContext {
  * delegates rather than a spread copy with fresh closures, since one is built for every request.
  */
 class ServerRequestContext implements ServerContext {
-  readonly session: ServerSession
+  readonly session: HandlerSession
   readonly #base: RequestContext
 
-  constructor(session: ServerSession, base: RequestContext) {
+  constructor(session: HandlerSession, base: RequestContext) {
     this.session = session
     this.#base = base
   }
@@ -111,6 +111,6 @@ class ServerRequestContext implements ServerContext {
   }
 }
 
-export function createServerContext(session: ServerSession, base: RequestContext): ServerContext {
+export function createServerContext(session: HandlerSession, base: RequestContext): ServerContext {
   return new ServerRequestContext(session, base)
 }

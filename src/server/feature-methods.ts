@@ -5,12 +5,12 @@ import { complete } from './complete.js'
 import type { ServerContext } from './context.js'
 import { paginate } from './pagination.js'
 import { optionalObject, requireString } from './params.js'
-import type { ServerCore } from './server-core.js'
+import type { ServerFeatures } from './server-features.js'
 
 /** One MCP method a server answers: whether the declared capabilities offer it, and how. */
 export interface FeatureMethod {
   offered(caps: ServerCapabilities): boolean
-  run(core: ServerCore, params: JsonRpcParams, context: ServerContext, protocolVersion: string | undefined): unknown
+  run(core: ServerFeatures, params: JsonRpcParams, context: ServerContext, protocolVersion: string | undefined): unknown
 }
 
 /**

@@ -58,6 +58,23 @@ describe('BoundedMap', () => {
     expect(map).toBeInstanceOf(Map)
   })
 
+  it('deleteOldest forgets the first inserted key now, and says false once empty', () => {
+    const map = new BoundedMap<string, number>(3)
+    map.set('a', 1).set('b', 2).set('a', 10)
+    expect(map.deleteOldest()).toBe(true)
+    expect([...map.entries()]).toEqual([['b', 2]])
+    expect(map.deleteOldest()).toBe(true)
+    expect(map.size).toBe(0)
+    expect(map.deleteOldest()).toBe(false)
+  })
+
+  it('deleteOldest with refreshOnSet forgets the key set longest ago', () => {
+    const map = new BoundedMap<string, number>(3, { refreshOnSet: true })
+    map.set('a', 1).set('b', 2).set('a', 10)
+    map.deleteOldest()
+    expect([...map.entries()]).toEqual([['a', 10]])
+  })
+
   it('stays bounded under many distinct keys and keeps the newest max', () => {
     const map = new BoundedMap<number, number>(100)
     for (let i = 0; i < 10_000; i++) map.set(i, i)

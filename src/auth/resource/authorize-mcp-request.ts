@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { readJsonBody } from '../../net/read-json-body.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import type { BearerAuth } from './bearer-auth.js'
 import { mcpCorsHeaders, mcpPreflightHeaders } from './cors.js'
 

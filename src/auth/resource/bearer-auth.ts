@@ -1,5 +1,5 @@
 import { defaults } from '../../config/defaults.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { isStorageUnavailable } from '../../storage/errors.js'
 import { InsufficientScopeError, InvalidDpopProofError, InvalidRequestError, InvalidTokenError, OAuthError, TemporarilyUnavailableError, UseDpopNonceError } from '../errors.js'
 import { DpopNonces, type DpopNoncesOptions } from './dpop-nonces.js'

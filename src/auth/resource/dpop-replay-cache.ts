@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../collections/bounded-map.js'
 import { defaults } from '../../config/defaults.js'
 
 /**
@@ -28,7 +29,7 @@ export interface MemoryDpopReplayCacheOptions {
  * replayed to another node would otherwise pass.
  */
 export class MemoryDpopReplayCache implements DpopReplayCache {
-  readonly #byKey = new Map<string, Map<string, number>>()
+  readonly #byKey = new Map<string, BoundedMap<string, number>>()
   readonly #max: number
   readonly #maxPerKey: number
   readonly #now: () => number
@@ -48,12 +49,14 @@ export class MemoryDpopReplayCache implements DpopReplayCache {
   remember(jkt: string, jti: string, expiresAt: number): boolean {
     const now = this.#now()
     let seen = this.#byKey.get(jkt)
-    if (seen === undefined) this.#byKey.set(jkt, (seen = new Map()))
+    if (seen === undefined) this.#byKey.set(jkt, (seen = new BoundedMap(this.#maxPerKey)))
     else {
       this.#dropExpired(jkt, seen, now)
       const until = seen.get(jti)
       if (until !== undefined) return false
     }
+    // room in the key's own entries first, then in the whole cache (the count spans every key):
+    // the key's map then never has to forget an entry itself, behind the count's back
     if (seen.size >= this.#maxPerKey) this.#dropOldest(jkt, seen)
     if (this.#size >= this.#max) this.#makeRoom(now)
     // the key's map may have been emptied and removed while making room
@@ -64,7 +67,7 @@ export class MemoryDpopReplayCache implements DpopReplayCache {
   }
 
   /** Entries of one key are in arrival order, and every window is as long: expired ones are at the front. */
-  #dropExpired(jkt: string, seen: Map<string, number>, now: number): void {
+  #dropExpired(jkt: string, seen: BoundedMap<string, number>, now: number): void {
     for (const [jti, until] of seen) {
       if (until > now) break
       seen.delete(jti)
@@ -73,10 +76,8 @@ export class MemoryDpopReplayCache implements DpopReplayCache {
     if (seen.size === 0) this.#byKey.delete(jkt)
   }
 
-  #dropOldest(jkt: string, seen: Map<string, number>): void {
-    const oldest = seen.keys().next()
-    if (oldest.done === true) return
-    seen.delete(oldest.value)
+  #dropOldest(jkt: string, seen: BoundedMap<string, number>): void {
+    if (!seen.deleteOldest()) return
     this.#size--
     if (seen.size === 0) this.#byKey.delete(jkt)
   }
@@ -84,7 +85,7 @@ export class MemoryDpopReplayCache implements DpopReplayCache {
   #makeRoom(now: number): void {
     for (const [jkt, seen] of this.#byKey) this.#dropExpired(jkt, seen, now)
     if (this.#size < this.#max) return
-    let largest: [string, Map<string, number>] | undefined
+    let largest: [string, BoundedMap<string, number>] | undefined
     for (const entry of this.#byKey) if (largest === undefined || entry[1].size > largest[1].size) largest = entry
     if (largest !== undefined) this.#dropOldest(largest[0], largest[1])
   }

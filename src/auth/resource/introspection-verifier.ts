@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { defaults } from '../../config/defaults.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
 import { canonicalResourceUri } from './resource-uri.js'
 import { scopesOf, type TokenVerifier } from './token-verifier.js'

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey, type JSONWebKeySet, createLocalJWKSet } from 'jose'
 import { defaults } from '../../config/defaults.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { InvalidTokenError, TemporarilyUnavailableError } from '../errors.js'
 import { canonicalResourceUri } from './resource-uri.js'
 import type { RevocationCheck } from './revocation-check.js'

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa'
 import { defaults } from '../../config/defaults.js'
 import { HttpError } from '../../net/http-error.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { authorizeMcpRequest } from './authorize-mcp-request.js'
 import type { BearerAuth } from './bearer-auth.js'
 

@@ -3,7 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { ErrorCode } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
 import { sendHttpError } from '../../net/send-http-error.js'
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { authorizeMcpRequest } from './authorize-mcp-request.js'
 import type { BearerAuth } from './bearer-auth.js'
 

@@ -1,4 +1,4 @@
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { createIntrospectionVerifier, type IntrospectionVerifierOptions } from './introspection-verifier.js'
 import { InvalidTokenError } from '../errors.js'
 

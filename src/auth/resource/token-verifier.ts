@@ -1,4 +1,4 @@
-import type { AuthInfo } from '../../protocol/context.js'
+import type { AuthInfo } from '../../auth-info/auth-info.js'
 
 /** Turns a bearer token into what the MCP handlers see, or throws an `InvalidTokenError`. */
 export interface TokenVerifier {

@@ -9,7 +9,7 @@ import { BearerAuth } from '../../../src/auth/resource/bearer-auth.js'
 import { createJwtVerifier } from '../../../src/auth/resource/jwt-verifier.js'
 import { requireBearer } from '../../../src/auth/resource/koa-bearer.js'
 import { protectMcpHandler } from '../../../src/auth/resource/protect-mcp-handler.js'
-import type { AuthInfo } from '../../../src/protocol/context.js'
+import type { AuthInfo } from '../../../src/auth-info/auth-info.js'
 
 const ISSUER = 'https://as.example.test'
 const MAX_BODY = 64 * 1024
