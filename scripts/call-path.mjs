@@ -1,23 +1,25 @@
-// The folders of src/ an authenticated request walks through, in call order (docs/architecture.md,
-// "Counting the hops"). Runs `mcp-auth start`'s stack (createMainJob, the demo MCP server, embedded
-// storage in a temporary directory) in this process from a built tree's dist/, with every function
-// of dist/ instrumented at load time to record its entry. It logs a demo user in through the real
-// login and consent pages (a public client, PKCE), and records, each after a warm-up of the same
-// request:
-//   tools-call     an authenticated tools/call over Streamable HTTP (a session, the JSON answer)
-//   token-code     a token request with grant_type=authorization_code and the PKCE verifier
-//   token-refresh  a token request with grant_type=refresh_token
-// From the server handler's entry to the response's 'finish'. A hop is a change of folder between
-// two consecutive recorded function entries; a hop "back" enters a folder already on the walk.
-// Usage: node scripts/call-path.mjs [--root DIR] [--path tools-call,token-code,token-refresh]
-//                                   [--depth N] [--packages oidc-provider,…] [--calls] [--json]
+// The folders of src/ an authenticated request walks through, in call order, and the hops between
+// them (docs/architecture.md, "How the hops are counted"). Runs `mcp-auth start`'s stack
+// (createMainJob, the demo MCP server, embedded storage in a temporary directory) in this process
+// from a built tree's dist/, with every function of dist/ instrumented at load time to record its
+// entry. It logs the demo user in through the real login and consent pages (a public client, PKCE)
+// and records, each after a warm-up of the same request, from the server handler's entry to the
+// response's 'finish':
+//   tools-call             an authenticated tools/call over Streamable HTTP, in a 2025-11-25 session
+//   tools-call-2026-07-28  the same call in the 2026-07-28 revision (no session, no handshake)
+//   token-code             a token request with grant_type=authorization_code and the PKCE verifier
+//   token-refresh          a token request with grant_type=refresh_token
+// A hop is a change of folder between two consecutive recorded entries; a hop back enters a folder
+// the walk has already been in.
+// Usage: node scripts/call-path.mjs [--root DIR] [--path NAME,…] [--depth N] [--packages NAME,…] [--calls] [--json]
+//   --root      the repository whose dist/ runs (default: this one; build it first: npm run build)
+//   --path      which of the paths above (default: all four)
 //   --depth     count a folder by its first N names only (2: auth/server/provider is auth/server),
 //               to compare trees whose rooms have a different number of sub-folders
-//   --root      the repository whose dist/ runs (default: this one; build it first: npm run build)
 //   --packages  also record the functions of these ESM packages, each counted as one folder (not
 //               in the counts of docs/architecture.md, which count src/ folders only)
-//   --calls  also print every recorded function entry (folder, file, function, line)
-//   --json   one JSON object per path instead of text
+//   --calls     also print every recorded function entry (file, line, function)
+//   --json      one JSON object per path instead of text
 import { register } from 'node:module'
 import { isMainThread } from 'node:worker_threads'
 
@@ -119,7 +121,7 @@ async function main() {
   const { values } = parseArgs({
     options: {
       root: { type: 'string', default: resolve(dirname(fileURLToPath(import.meta.url)), '..') },
-      path: { type: 'string', default: 'tools-call,token-code,token-refresh' },
+      path: { type: 'string', default: 'tools-call,tools-call-2026-07-28,token-code,token-refresh' },
       packages: { type: 'string', default: '' },
       depth: { type: 'string' },
       calls: { type: 'boolean' },
@@ -230,9 +232,9 @@ async function main() {
     const tokens = await codeTokens(paths.includes('token-code') ? 'token-code' : undefined)
     const renewed = await refresh(paths.includes('token-refresh') ? 'token-refresh' : undefined, tokens.refresh_token)
 
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${renewed.access_token}` }
+    const post = (message, extra = {}) => fetch(resource, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(message) })
     if (paths.includes('tools-call')) {
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${renewed.access_token}` }
-      const post = (message, extra = {}) => fetch(resource, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(message) })
       const init = await post({
         jsonrpc: '2.0',
         id: 0,
@@ -248,6 +250,15 @@ async function main() {
       for (const id of [1, 2]) await (await call(id)).text()
       const { response, body } = await traced('tools-call', () => call(3))
       if (response.status !== 200 || !body.includes('"text":"hi"')) throw new Error(`tools/call answered ${response.status}: ${body.slice(0, 300)}`)
+    }
+    if (paths.includes('tools-call-2026-07-28')) {
+      // no session: the revision, the client's capabilities and the method travel with the request
+      const revision = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' }
+      const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+      const call = (id) => post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta } }, revision)
+      for (const id of [1, 2]) await (await call(id)).text()
+      const { response, body } = await traced('tools-call-2026-07-28', () => call(3))
+      if (response.status !== 200 || !body.includes('"text":"hi"')) throw new Error(`the 2026-07-28 tools/call answered ${response.status}: ${body.slice(0, 300)}`)
     }
   } finally {
     await job.close()

@@ -1,8 +1,9 @@
 /**
  * Issue 29, item 3: scripts/call-path.mjs counts the folder hops of the two hot paths that
  * docs/architecture.md reports. It runs `mcp-auth start`'s stack from this repository's dist/ (npm
- * test builds first) in a child process, logs the demo user in, and records one authenticated
- * tools/call and two token requests; this checks that it still gets through and counts what it says.
+ * test builds first) in a child process, logs the demo user in, and records an authenticated
+ * tools/call (in a session, and in the 2026-07-28 revision) and two token requests; this checks that
+ * it still gets through and counts what it says.
  */
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -37,24 +38,27 @@ beforeAll(() => {
 }, 90_000)
 
 describe('scripts/call-path.mjs', () => {
-  it('records an authenticated tools/call and the two token requests, each from the app/ handler', () => {
-    expect(walks.map((walk) => walk.path)).toEqual(['tools-call', 'token-code', 'token-refresh'])
+  it('records the two authenticated tools/calls and the two token requests, each from the app/ handler', () => {
+    expect(walks.map((walk) => walk.path)).toEqual(['tools-call', 'tools-call-2026-07-28', 'token-code', 'token-refresh'])
     for (const walk of walks) {
       expect(walk.entries).toBeGreaterThan(0)
       expect(walk.walk[0]?.folder).toBe('app')
     }
   })
 
-  it('walks the tools/call through the bearer check, a transport, the server, the protocol engine and the tool', () => {
-    const order = firstVisits(walks[0]!)
-    const at = (folder: string) => order.findIndex((seen) => seen === folder || seen.startsWith(`${folder}/`))
-    const expected = ['auth/resource', 'transports', 'server', 'protocol', 'demo'].map(at)
-    expect(expected.every((index) => index > 0)).toBe(true)
-    expect([...expected].sort((a, b) => a - b)).toEqual(expected)
+  it('walks each tools/call through the bearer check, a transport, the server and the tool', () => {
+    for (const walk of walks.slice(0, 2)) {
+      const order = firstVisits(walk)
+      const at = (folder: string) => order.findIndex((seen) => seen === folder || seen.startsWith(`${folder}/`))
+      const expected = ['auth/resource', 'transports', 'server', 'demo'].map(at)
+      expect(expected.every((index) => index > 0)).toBe(true)
+      expect([...expected].sort((a, b) => a - b)).toEqual(expected)
+    }
+    expect(firstVisits(walks[0]!)).toContain('protocol')
   })
 
   it('walks each token request into the authorization server and its storage', () => {
-    for (const walk of walks.slice(1)) {
+    for (const walk of walks.slice(2)) {
       const folders = firstVisits(walk)
       expect(folders.some((folder) => folder.startsWith('auth/server'))).toBe(true)
       expect(folders).toContain('storage')
@@ -77,6 +81,6 @@ describe('scripts/call-path.mjs', () => {
     const [shallow] = run('--path', 'token-code', '--depth', '2')
     expect(shallow!.depth).toBe(2)
     expect(shallow!.walk.every((step) => step.folder.split('/').length <= 2)).toBe(true)
-    expect(shallow!.hops).toBeLessThanOrEqual(walks[1]!.hops)
+    expect(shallow!.hops).toBeLessThanOrEqual(walks[2]!.hops)
   }, 60_000)
 })
