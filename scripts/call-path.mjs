@@ -129,6 +129,11 @@ async function main() {
     },
   })
   const root = resolve(values.root)
+  // a request that never finishes would leave the run waiting for its record: give up instead
+  setTimeout(() => {
+    console.error('call-path: no answer within 60 s')
+    process.exit(1)
+  }, 60_000).unref()
   const paths = values.path.split(',').map((p) => p.trim())
   const depth = values.depth === undefined ? Number.POSITIVE_INFINITY : Number(values.depth)
   if (!(depth >= 1)) throw new Error('--depth takes a whole number, 1 or more')
