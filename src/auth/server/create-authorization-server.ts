@@ -31,6 +31,8 @@ import { defaultScope } from './provider/default-scope.js'
 import { burnFailedCodes } from './provider/burn-failed-codes.js'
 import { registrationLimits } from './middleware/registration-limits.js'
 import { GrantRevocations } from './stores/grant-revocations.js'
+import { grantRevocationCheck } from './stores/grant-revocation-check.js'
+import type { RevocationCheck } from '../resource/revocation-check.js'
 import { jwtIntrospection } from './provider/jwt-introspection.js'
 import { bindClientSecretMethod } from './provider/client-auth-method.js'
 import { refuseFutureAssertions } from './provider/future-assertions.js'
@@ -66,6 +68,11 @@ export interface AuthorizationServer {
    * resource server in the same process, an O(1) in-memory check (`checkRevocation`).
    */
   isRevoked(claims: Record<string, unknown> | undefined): boolean
+  /**
+   * The same check as a resource server's `checkRevocation` (`createProtectedMcpApp`,
+   * `createJwtVerifier`), built once: the bearer check calls it straight, with no step through here.
+   */
+  readonly revocationCheck: RevocationCheck
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
   /**
@@ -400,6 +407,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
     },
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
+    revocationCheck: grantRevocationCheck(revocations),
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
     sweepUnusedClients: () => sweeper.sweep(),
   }
