@@ -1,6 +1,5 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
 import './provider/unsupported-runtime-warning.js'
-import { randomBytes } from 'node:crypto'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
 import mount from 'koa-mount'
@@ -11,7 +10,8 @@ import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
 import { expandResourceGroups } from './provider/resource-groups.js'
 import { mergeResources, ResourceStore } from './stores/resource-store.js'
-import { GrantAdmin } from './admin/grant-admin.js'
+import type { GrantAdmin } from './admin/grant-admin.js'
+import { createAdministration } from './admin/create-administration.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { upstreamGuard } from './middleware/upstream-guard.js'
 import { createAdapterFactory } from './provider/adapter-factory.js'
@@ -350,14 +350,15 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)
 
-  const grants = new GrantAdmin({
+  const admin = createAdministration({
     provider,
     adapter: (name) => new Adapter(name),
+    clients: clientAdapter,
+    configuredClients: options.clients,
     accounts,
     consents,
     ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
   })
-  const configuredIds = new Set(options.clients.map((configured) => configured.client_id))
   return {
     issuer: provider.issuer,
     provider,
@@ -366,46 +367,12 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     accounts,
     resources,
     storage,
-    grants,
-    async listClients() {
-      const stored = (await clientAdapter.list()).map(({ payload }) => payload)
-      const all = [...options.clients.filter((configured) => !stored.some((payload) => payload['client_id'] === configured.client_id)), ...stored]
-      return all.map((payload) => ({
-        client_id: String(payload['client_id']),
-        ...(typeof payload['client_name'] === 'string' ? { client_name: payload['client_name'] } : {}),
-        ...(Array.isArray(payload['grant_types']) ? { grant_types: payload['grant_types'] as string[] } : {}),
-        ...(Array.isArray(payload['redirect_uris']) ? { redirect_uris: payload['redirect_uris'] as string[] } : {}),
-        configured: configuredIds.has(String(payload['client_id'])),
-      }))
-    },
-    async removeClient(clientId) {
-      if (configuredIds.has(clientId)) throw new Error(`${clientId} is a configured client: remove it from the configuration instead`)
-      const grantsEnded = await grants.revokeAll({ clientId })
-      const found = (await clientAdapter.find(clientId)) !== undefined
-      if (found) await clientAdapter.destroy(clientId)
-      return { removed: found, grantsEnded }
-    },
-    async deleteUser(username) {
-      const grantsEnded = await grants.revokeAll({ username })
-      await accounts.delete(username)
-      return { grantsEnded }
-    },
-    async disableUser(username, disabled = true) {
-      await accounts.setDisabled(username, disabled)
-      return { grantsEnded: disabled ? await grants.revokeAll({ username }) : 0 }
-    },
-    async addClient(metadata) {
-      const client: Record<string, unknown> = { client_id: randomBytes(24).toString('base64url'), client_id_issued_at: Math.floor(Date.now() / 1000), ...metadata }
-      const method = client['token_endpoint_auth_method'] ?? 'client_secret_basic'
-      if ((method === 'client_secret_basic' || method === 'client_secret_post') && client['client_secret'] === undefined) {
-        client['client_secret'] = randomBytes(32).toString('base64url')
-      }
-      await provider.Client.validate(client as never)
-      const clientId = String(client['client_id'])
-      if ((await provider.Client.find(clientId)) !== undefined) throw new Error(`a client with client_id ${clientId} already exists`)
-      await clientAdapter.upsert(clientId, client)
-      return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
-    },
+    grants: admin.grants,
+    listClients: () => admin.clients.list(),
+    removeClient: (clientId) => admin.clients.remove(clientId),
+    deleteUser: (username) => admin.accounts.delete(username),
+    disableUser: (username, disabled) => admin.accounts.disable(username, disabled),
+    addClient: (metadata) => admin.clients.add(metadata),
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
     revocationCheck: grantRevocationCheck(revocations),
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
