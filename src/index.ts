@@ -148,4 +148,4 @@ export type {
 export { createDemoServer } from './demo/demo-server.js'
 
 // The authorization server lives at its own entry point, `mcp-auth/auth-server` (see
-// src/auth/server/index.ts): it loads oidc-provider, which MCP-only users should not pay for.
+// src/auth-server.ts): it loads oidc-provider, which MCP-only users should not pay for.

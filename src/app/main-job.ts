@@ -147,7 +147,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     toolScopes: m.toolScopes,
     resourceName: 'mcp-auth demo server',
     // Same process as the authorization server: a revoked grant's JWTs are refused at once.
-    checkRevocation: (_token, info) => as.isRevoked(info.claims),
+    checkRevocation: as.revocationCheck,
     requireDpop: options.dpop?.required === true,
     dpop: await dpopOptions(options, as, redis),
     // `/`: what this server is and where everything is (issue 28, item 13)

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createMainJob } from '../../src/auth/server/index.js'
+import { createMainJob } from '../../src/auth-server.js'
 import { freePort } from '../helpers/free-port.js'
 
 const cleanups: Array<() => Promise<void>> = []

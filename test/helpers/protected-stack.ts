@@ -74,7 +74,7 @@ export async function startProtectedStack(
     toolScopes: { admin_stats: ['mcp:admin'] },
     resourceName: 'test stack',
     // As mcp-auth start does: the authorization server is in the same process.
-    checkRevocation: (_token, info) => as.isRevoked(info.claims),
+    checkRevocation: as.revocationCheck,
     middleware: [as.middleware],
     ...options.mcp,
   })

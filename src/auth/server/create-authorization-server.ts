@@ -1,25 +1,18 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
 import './provider/unsupported-runtime-warning.js'
-import { randomBytes } from 'node:crypto'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
-import mount from 'koa-mount'
 import Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
-import { expandResourceGroups } from './provider/resource-groups.js'
 import { mergeResources, ResourceStore } from './stores/resource-store.js'
-import { GrantAdmin } from './admin/grant-admin.js'
+import type { GrantAdmin } from './admin/grant-admin.js'
+import { createAdministration } from './admin/create-administration.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
-import { upstreamGuard } from './middleware/upstream-guard.js'
 import { createAdapterFactory } from './provider/adapter-factory.js'
 import { ConsentStore } from './stores/consent-store.js'
-import { defaultPathFallback } from './middleware/default-path-fallback.js'
-import { endpointRateLimits } from './middleware/endpoint-rate-limits.js'
-import { interactionRoutes } from './interactions/index.js'
-import { metadataAliases } from './middleware/metadata-aliases.js'
 import { resolveOptions, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
 import { openStorage, type OpenedStorage } from './stores/open-storage.js'
 import { providerConfiguration } from './provider/provider-configuration.js'
@@ -27,29 +20,22 @@ import { providerCookies } from './provider/provider-cookies.js'
 import { RateLimiter, type Limiter } from './middleware/rate-limiter.js'
 import { RedisRateLimiter } from '../../redis/rate-limiter.js'
 import { checkClusterKeys } from './keys/cluster-keys.js'
-import { defaultScope } from './provider/default-scope.js'
-import { burnFailedCodes } from './provider/burn-failed-codes.js'
-import { registrationLimits } from './middleware/registration-limits.js'
 import { GrantRevocations } from './stores/grant-revocations.js'
-import { jwtIntrospection } from './provider/jwt-introspection.js'
+import { grantRevocationCheck } from './stores/grant-revocation-check.js'
+import type { RevocationCheck } from '../resource/revocation-check.js'
 import { bindClientSecretMethod } from './provider/client-auth-method.js'
-import { refuseFutureAssertions } from './provider/future-assertions.js'
-import { issuerHost } from './middleware/issuer-host.js'
-import { oauthErrors } from './middleware/oauth-errors.js'
-import { retryAfterOn503 } from './middleware/retry-after-on-503.js'
 import { registeredScopeCapsClientCredentialsOnly } from './provider/registered-scope-policy.js'
 import { ScopePolicy } from './provider/scope-policy.js'
 import { allowLoopbackRedirectsOnAnyPort } from './provider/redirect-policy.js'
-import { registrationCors } from './middleware/registration-cors.js'
 import { SecretBox } from './keys/secret-box.js'
 import { deriveSecret, loadServerSecrets, secretsDigest } from './keys/server-secrets.js'
 import { registerJwtBearerGrant } from './provider/jwt-bearer-grant.js'
-import { loadSigningKeys, publicJwk } from './keys/signing-keys.js'
+import { loadSigningKeys } from './keys/signing-keys.js'
 import { startUnusedClientSweeper } from './admin/unused-client-sweeper.js'
 import { composeScoped } from './middleware/scoped-middleware.js'
+import { authorizationServerStack } from './middleware/authorization-server-stack.js'
 import { reuseUnchangedClients } from './provider/client-reuse.js'
 import { atomicReplayDetection } from './provider/replay-detection.js'
-import { refuseStaleDpopProofs } from './provider/dpop-proof-age.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -66,6 +52,11 @@ export interface AuthorizationServer {
    * resource server in the same process, an O(1) in-memory check (`checkRevocation`).
    */
   isRevoked(claims: Record<string, unknown> | undefined): boolean
+  /**
+   * The same check as a resource server's `checkRevocation` (`createProtectedMcpApp`,
+   * `createJwtVerifier`), built once: the bearer check calls it straight, with no step through here.
+   */
+  readonly revocationCheck: RevocationCheck
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
   /**
@@ -231,8 +222,6 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   })
   onClose(() => sweeper.stop())
 
-  const { mountPath } = options
-  const routes = defaults.authServer.routes
   const limits = options.rateLimits
   const windowSeconds = limits === false ? defaults.authServer.rateLimits.windowSeconds : limits.windowSeconds
   // With several nodes the windows live in Redis, so a limit counts every node's requests.
@@ -241,38 +230,6 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       ? new RateLimiter({ limit, windowSeconds, maxKeys: defaults.authServer.rateLimits.maxKeys })
       : new RedisRateLimiter({ connection, name, limit, windowSeconds })
 
-  const cookies = providerCookies(secrets.cookieKeys)
-  const stack: Middleware[] = [
-    retryAfterOn503(),
-    oauthErrors(),
-    issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
-    cookies.enter,
-    metadataAliases({ mountPath, maxAgeSeconds: defaults.authServer.metadataMaxAgeSeconds }),
-    defaultPathFallback({ mountPath, routes }),
-    registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
-    registrationLimits({
-      path: `${mountPath}${routes.registration}`,
-      maxBodyBytes: defaults.authServer.registration.maxBodyBytes,
-      unused: sweeper,
-      maxUnusedPerAddress: options.registration.maxUnusedPerAddress,
-      maxUnused: options.registration.maxUnused,
-    }),
-    defaultScope({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
-    // a login for one endpoint of a server covers its aliases (issue 28, item 2)
-    expandResourceGroups({ authorizationPath: `${mountPath}${routes.authorization}`, defaultResource: options.resources[0]!.uri, scopes }),
-  ]
-  if (limits !== false) {
-    stack.push(
-      endpointRateLimits({
-        registrationPath: `${mountPath}${routes.registration}`,
-        tokenPath: `${mountPath}${routes.token}`,
-        registrationPerAddress: limiter('registration-address', limits.registrationPerAddress),
-        tokenPerAddress: limiter('token-address', limits.tokenPerAddress),
-        tokenPerClient: limiter('token-client', limits.tokenPerClient),
-        maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
-      }),
-    )
-  }
   const upstreamLogin =
     options.upstream === undefined
       ? undefined
@@ -286,56 +243,29 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const upstreamSessions = upstreamLogin === undefined ? undefined : new UpstreamSessions(upstreamLogin, storage.records, box, accounts)
   upstreamLoginNeeded = upstreamSessions === undefined ? undefined : (accountId) => upstreamSessions.loginNeeded(accountId)
   if (upstreamSessions !== undefined) {
-    stack.push(
-      upstreamGuard({
-        provider,
-        sessions: upstreamSessions,
-        adapter: (name) => new Adapter(name),
-        tokenPath: `${mountPath}${routes.token}`,
-        introspectionPath: `${mountPath}${routes.introspection}`,
-        maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
-      }),
-    )
     // Our revocation and logout cascade upstream.
     provider.on('grant.revoked', (_ctx: unknown, grantId: string) => void upstreamSessions.revoke(grantId).catch(() => undefined))
   }
-  stack.push(
-    interactionRoutes({
+
+  const cookies = providerCookies(secrets.cookieKeys)
+  // Each request enters only the middleware meant for it (see scoped).
+  const middleware = composeScoped(
+    authorizationServerStack({
+      options,
       provider,
       accounts,
       consents,
       scopes,
-      csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
-      issuer: options.issuer,
-      basePath: `${mountPath}${defaults.authServer.interactionPath}`,
-      defaultResource: options.resources[0]!.uri,
-      branding: options.branding,
-      ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: upstreamLogin, upstreamSessions } : {}),
-      ...(limits !== false ? { loginLimits: { perAddress: limiter('login-address', limits.loginPerAddress), perAccount: limiter('login-account', limits.loginPerAccount) } } : {}),
-    }),
-    refuseFutureAssertions({
-      paths: [routes.token, routes.introspection, routes.revocation].map((route) => `${mountPath}${route}`),
-      clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
-      maxBodyBytes: defaults.authServer.maxTokenBodyBytes,
-    }),
-    refuseStaleDpopProofs({
-      tokenPaths: [`${mountPath}${routes.token}`, provider.pathFor('pushed_authorization_request', { mountPath })],
-      resourcePaths: [`${mountPath}${routes.userinfo}`],
-      iatToleranceSeconds: defaults.authServer.dpop.iatToleranceSeconds,
-    }),
-    burnFailedCodes(new Adapter('AuthorizationCode'), `${mountPath}${routes.token}`),
-    jwtIntrospection({
-      path: `${mountPath}${routes.introspection}`,
-      issuer: provider.issuer,
-      jwks: { keys: jwks.keys.map(publicJwk) },
       revocations,
-      clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
+      unusedClients: sweeper,
+      cookies,
+      signingKeys: jwks.keys,
+      csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
+      adapter: (name) => new Adapter(name),
+      limiter,
+      ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: { login: upstreamLogin, sessions: upstreamSessions } } : {}),
     }),
-    mount(mountPath === '' ? '/' : mountPath, provider),
-    cookies.leave,
   )
-  // Each request enters only the middleware meant for it (see scoped).
-  const middleware = composeScoped(stack)
 
   // the last X-Forwarded-For entry is the one the proxy wrote (it may append to what the client sent)
   const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 })
@@ -343,14 +273,15 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)
 
-  const grants = new GrantAdmin({
+  const admin = createAdministration({
     provider,
     adapter: (name) => new Adapter(name),
+    clients: clientAdapter,
+    configuredClients: options.clients,
     accounts,
     consents,
     ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
   })
-  const configuredIds = new Set(options.clients.map((configured) => configured.client_id))
   return {
     issuer: provider.issuer,
     provider,
@@ -359,47 +290,14 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     accounts,
     resources,
     storage,
-    grants,
-    async listClients() {
-      const stored = (await clientAdapter.list()).map(({ payload }) => payload)
-      const all = [...options.clients.filter((configured) => !stored.some((payload) => payload['client_id'] === configured.client_id)), ...stored]
-      return all.map((payload) => ({
-        client_id: String(payload['client_id']),
-        ...(typeof payload['client_name'] === 'string' ? { client_name: payload['client_name'] } : {}),
-        ...(Array.isArray(payload['grant_types']) ? { grant_types: payload['grant_types'] as string[] } : {}),
-        ...(Array.isArray(payload['redirect_uris']) ? { redirect_uris: payload['redirect_uris'] as string[] } : {}),
-        configured: configuredIds.has(String(payload['client_id'])),
-      }))
-    },
-    async removeClient(clientId) {
-      if (configuredIds.has(clientId)) throw new Error(`${clientId} is a configured client: remove it from the configuration instead`)
-      const grantsEnded = await grants.revokeAll({ clientId })
-      const found = (await clientAdapter.find(clientId)) !== undefined
-      if (found) await clientAdapter.destroy(clientId)
-      return { removed: found, grantsEnded }
-    },
-    async deleteUser(username) {
-      const grantsEnded = await grants.revokeAll({ username })
-      await accounts.delete(username)
-      return { grantsEnded }
-    },
-    async disableUser(username, disabled = true) {
-      await accounts.setDisabled(username, disabled)
-      return { grantsEnded: disabled ? await grants.revokeAll({ username }) : 0 }
-    },
-    async addClient(metadata) {
-      const client: Record<string, unknown> = { client_id: randomBytes(24).toString('base64url'), client_id_issued_at: Math.floor(Date.now() / 1000), ...metadata }
-      const method = client['token_endpoint_auth_method'] ?? 'client_secret_basic'
-      if ((method === 'client_secret_basic' || method === 'client_secret_post') && client['client_secret'] === undefined) {
-        client['client_secret'] = randomBytes(32).toString('base64url')
-      }
-      await provider.Client.validate(client as never)
-      const clientId = String(client['client_id'])
-      if ((await provider.Client.find(clientId)) !== undefined) throw new Error(`a client with client_id ${clientId} already exists`)
-      await clientAdapter.upsert(clientId, client)
-      return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
-    },
+    grants: admin.grants,
+    listClients: () => admin.clients.list(),
+    removeClient: (clientId) => admin.clients.remove(clientId),
+    deleteUser: (username) => admin.accounts.delete(username),
+    disableUser: (username, disabled) => admin.accounts.disable(username, disabled),
+    addClient: (metadata) => admin.clients.add(metadata),
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
+    revocationCheck: grantRevocationCheck(revocations),
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
     sweepUnusedClients: () => sweeper.sweep(),
   }

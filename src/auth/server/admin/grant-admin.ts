@@ -2,6 +2,7 @@ import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../../storage/types.js'
 import type { AccountStore } from '../stores/account-store.js'
 import type { ConsentStore } from '../stores/consent-store.js'
+import { AdminError } from './admin-error.js'
 
 /** A grant as an operator sees it: who consented, for which client, to what, until when. */
 export interface GrantSummary {
@@ -57,10 +58,10 @@ export class GrantAdmin {
     this.#endUpstream = deps.endUpstream
   }
 
-  /** Live grants, oldest first, optionally of one account (by name) or one client. */
+  /** Live grants, oldest first, optionally of one account (by name; an unknown one: `AdminError` `unknown_account`) or one client. */
   async list(filter: { username?: string; clientId?: string } = {}): Promise<GrantSummary[]> {
     const account = filter.username === undefined ? undefined : await this.#accounts.findByUsername(filter.username)
-    if (filter.username !== undefined && account === undefined) throw new Error(`no account named ${filter.username}`)
+    if (filter.username !== undefined && account === undefined) throw new AdminError('unknown_account', `no account named ${filter.username}`)
     const clients = new Map((await this.#adapter('Client').list()).map(({ id, payload }) => [id, payload['client_name']]))
     const summaries: GrantSummary[] = []
     for (const consent of await this.#consents.list()) {

@@ -3,6 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { MessageBus } from '../../../storage/message-bus.js'
 import type { OidcAdapter, RecordStore } from '../../../storage/types.js'
 import type { Context } from 'koa'
+import { BoundedMap } from '../../../collections/bounded-map.js'
 import { clientAddress } from '../middleware/client-address.js'
 import { UnusedByGroup, type UnusedEntry } from './unused-by-group.js'
 
@@ -90,14 +91,13 @@ export async function startUnusedClientSweeper(options: {
   // With several nodes: clients this node has seen used, each once taken off the persisted list
   // even when this node never heard of its registration (an announcement it missed), so a sweep
   // anywhere cannot delete a client in use. One delete per client and node start; bounded.
-  const seenUsed = new Set<string>()
+  const seenUsed = new BoundedMap<string, true>(options.maxSeenUsed)
   const used = (ctx: KoaContextWithOIDC): void => {
     const clientId = ctx.oidc?.client?.clientId
     if (clientId === undefined) return
     if (!remove(clientId)) {
       if (bus === undefined || seenUsed.has(clientId)) return
-      seenUsed.add(clientId)
-      if (seenUsed.size > options.maxSeenUsed) seenUsed.delete(seenUsed.values().next().value!)
+      seenUsed.set(clientId, true)
     }
     void records
       .delete(PENDING, clientId)

@@ -1,0 +1,45 @@
+import type Provider from 'oidc-provider'
+import type { OidcAdapter } from '../../../storage/types.js'
+import type { AccountStore } from '../stores/account-store.js'
+import type { ConsentStore } from '../stores/consent-store.js'
+import { AccountAdmin } from './account-admin.js'
+import { ClientAdmin } from './client-admin.js'
+import { GrantAdmin } from './grant-admin.js'
+
+/** The administration operations of one authorization server (the CLI's, and the coming admin API's). */
+export interface Administration {
+  /** What was granted to whom, and the end of it. */
+  readonly grants: GrantAdmin
+  /** Registered clients: list, add, remove. */
+  readonly clients: ClientAdmin
+  /** Accounts' end: delete, disable, enable (each ending the account's grants where it must). */
+  readonly accounts: AccountAdmin
+}
+
+/** Builds the administration operations over what the server already holds. */
+export function createAdministration(deps: {
+  provider: Provider
+  /** An adapter of the provider's models, by model name. */
+  adapter: (name: string) => OidcAdapter
+  /** The stored clients (the `Client` model's adapter). */
+  clients: OidcAdapter
+  /** The clients of the server's options. */
+  configuredClients: ReadonlyArray<Record<string, unknown> & { client_id: string }>
+  accounts: AccountStore
+  consents: ConsentStore
+  /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
+  endUpstream?: (grantId: string) => Promise<void>
+}): Administration {
+  const grants = new GrantAdmin({
+    provider: deps.provider,
+    adapter: deps.adapter,
+    accounts: deps.accounts,
+    consents: deps.consents,
+    ...(deps.endUpstream !== undefined ? { endUpstream: deps.endUpstream } : {}),
+  })
+  return {
+    grants,
+    clients: new ClientAdmin({ provider: deps.provider, clients: deps.clients, configured: deps.configuredClients, grants }),
+    accounts: new AccountAdmin({ accounts: deps.accounts, grants }),
+  }
+}
