@@ -16,6 +16,7 @@ import { ResourceServerInfos } from './resource-server-info.js'
 import { pageHeaders, renderView } from '../../../views/render-view.js'
 import { clientDisplayName } from '../interactions/client-display-name.js'
 import { BoundedMap } from '../../../collections/bounded-map.js'
+import { isTokenRequest, oidcOf } from './oidc-context.js'
 
 export interface ProviderConfigurationDeps {
   adapter: new (name: string) => OidcAdapter
@@ -120,7 +121,7 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
           ctx.body = renderView('logout', 'Sign out', { serverHost: options.issuer.host, form }, options.branding)
         },
         postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
-          const client = ctx.oidc.client
+          const client = oidcOf(ctx)?.client
           ctx.set(pageHeaders(options.branding))
           ctx.type = 'html'
           ctx.body = renderView(
@@ -150,21 +151,22 @@ export function providerConfiguration(options: ResolvedOptions, deps: ProviderCo
         getResourceServerInfo(ctx: KoaContextWithOIDC, indicator: string, client: { clientAuthMethod: string; scope?: string }) {
           const resource = deps.scopes.resource(indicator)
           if (resource === undefined) throw new errors.InvalidTarget(`unknown resource ${indicator}`)
+          const oidc = oidcOf(ctx)
           // a resource that takes bound tokens only: a token request without a proof gets nothing
           // (a proof that is there was checked before resources are resolved)
-          if (resource.requireDpop === true && ctx.oidc?.route === 'token' && !ctx.get('DPoP')) {
+          if (resource.requireDpop === true && oidc?.route === 'token' && !ctx.get('DPoP')) {
             throw new errors.InvalidDpopProof(`tokens for ${indicator} are DPoP-bound only: send a DPoP proof with the token request (RFC 9449)`)
           }
-          if (ctx.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'client_credentials') {
+          if (oidc !== undefined && isTokenRequest(oidc, 'client_credentials')) {
             // Registration already refuses this; a client from a document or an old store must not slip through.
             if (client.clientAuthMethod === 'none')
               throw new errors.UnauthorizedClient('client_credentials is only for clients that authenticate; a public client gets tokens for a user only')
             // OAuth 2.1 §3.2.2.1: no `scope` gets the resource's default scopes within the client's
             // registered scope, as an authorization request does (defaultScope), not a token
             // without scope the resource refuses; built once per registered scope (a lookup here)
-            if (!ctx.oidc.params!['scope']) {
+            if (!oidc.params!['scope']) {
               const scope = infos.clientCredentialsDefaultScope(resource, client.scope)
-              if (scope !== '') (ctx.oidc.params as Record<string, unknown>)['scope'] = scope
+              if (scope !== '') oidc.params!['scope'] = scope
             }
             return infos.forClientCredentials(resource, client.scope)
           }
@@ -295,7 +297,7 @@ function interactionPolicyFor(deps: ProviderConfigurationDeps): ReturnType<typeo
   if (needed === undefined) return policy
   policy.get('login')!.checks.add(
     new interactionPolicy.Check('upstream_session_ended', 'the identity provider ended the session', async (ctx: KoaContextWithOIDC) => {
-      const accountId = ctx.oidc.session?.accountId
+      const accountId = oidcOf(ctx)?.session?.accountId
       return accountId !== undefined && (await needed(accountId)) ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
     }),
   )
