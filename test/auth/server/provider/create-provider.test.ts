@@ -98,6 +98,11 @@ beforeAll(async () => {
     ],
     scopes: ['openid', 'api'],
     features: { clientCredentials: { enabled: true }, devInteractions: { enabled: false } },
+    // set, so oidc-provider prints no "you SHOULD change it" notice into the test output
+    ttl: { AuthorizationCode: 60, ClientCredentials: 60, Interaction: 60, Grant: 60, Session: 60 },
+    async renderError(ctx, out) {
+      ctx.body = out
+    },
   })
   provider.registerGrantType(
     TEST_GRANT,
