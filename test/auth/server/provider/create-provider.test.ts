@@ -17,6 +17,13 @@ import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validat
 import { isSpecialUseIP } from 'oidc-provider/lib/helpers/fetch_request.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAdapterFactory } from '../../../../src/auth/server/provider/adapter-factory.js'
+import { createProvider } from '../../../../src/auth/server/provider/create-provider.js'
+import { ScopePolicy } from '../../../../src/auth/server/provider/scope-policy.js'
+import { resolveOptions } from '../../../../src/auth/server/options.js'
+import type { AccountStore } from '../../../../src/auth/server/stores/account-store.js'
+import type { ConsentStore } from '../../../../src/auth/server/stores/consent-store.js'
+import type { PrivateJwk } from '../../../../src/auth/server/keys/signing-keys.js'
+import { createMemoryStorage } from '../../../../src/storage/memory-storage.js'
 import { bindClientSecretMethod } from '../../../../src/auth/server/provider/client-auth-method.js'
 import { currentContext, isTokenRequest, oidcOf } from '../../../../src/auth/server/provider/oidc-context.js'
 import { allowLoopbackRedirectsOnAnyPort } from '../../../../src/auth/server/provider/redirect-policy.js'
@@ -423,5 +430,55 @@ describe('errors, interactionPolicy and helpers the patches and the configuratio
     expect(isSpecialUseIP('10.0.0.1')).toBe(true)
     expect(isSpecialUseIP('127.0.0.1')).toBe(true)
     expect(isSpecialUseIP('93.184.216.34')).toBe(false)
+  })
+})
+
+describe('createProvider', () => {
+  it('applies every patch of its table to the provider it builds', async () => {
+    const options = resolveOptions({
+      issuer: 'http://127.0.0.1:4000',
+      dataDir: '/nonexistent',
+      clients: [{ client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:3000/cb'] }],
+    })
+    const storage = createMemoryStorage()
+    const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+    const {
+      provider: patched,
+      Adapter,
+      jwtBearer,
+    } = createProvider({
+      options,
+      storage,
+      box: new SecretBox(randomBytes(32)),
+      accounts: {} as AccountStore,
+      consents: {} as ConsentStore,
+      scopes,
+      jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'k1', alg: 'RS256', use: 'sig' } as PrivateJwk] },
+      cookieKeys: ['a-cookie-key-for-this-test'],
+      dpopNonceSecret: randomBytes(32),
+    })
+    try {
+      expect(jwtBearer).toBeUndefined()
+      expect(new Adapter('Client')).toBe(new Adapter('Client'))
+      // 3: the app's proxy setting and cookie keys
+      expect(patched.proxy).toBe(false)
+      // 4: loopback redirect URIs on any port
+      const web = (await patched.Client.find('web')) as unknown as { redirectUriAllowed(value: string): boolean }
+      expect(web.redirectUriAllowed('http://127.0.0.1:4444/cb')).toBe(true)
+      // 5: replay detection is a claim in the store: a second use of one value is refused
+      const exp = Math.floor(Date.now() / 1000) + 60
+      expect(await patched.ReplayDetection.unique('https://client.example', 'jti-2', exp)).toBe(true)
+      expect(await patched.ReplayDetection.unique('https://client.example', 'jti-2', exp)).toBe(false)
+      // 6 and 7: Client.find wrapped twice (the registered scope by route inside, the reuse of unchanged clients outside)
+      expect(patched.Client.find.name).toBe('find_')
+      expect(Object.getOwnPropertyDescriptor(web, 'scope')?.get).toBeTypeOf('function')
+      // 9: the client secret method bound
+      const prototype = (patched.Client as unknown as { prototype: { compareClientSecret: { name: string } } }).prototype
+      expect(prototype.compareClientSecret.name).toBe('compareClientSecret')
+      expect(String(prototype.compareClientSecret)).toContain('clientAuthMethod')
+    } finally {
+      await storage.close()
+    }
   })
 })
