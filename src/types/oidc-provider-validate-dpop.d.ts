@@ -8,7 +8,7 @@ declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
     jti: string
     iat: number
   }
-  /** The request's proof checked (signature, htm, htu, nonce), or undefined when it has none. */
-  export default function validateDpop(provider: Provider, ctx: KoaContextWithOIDC): Promise<ValidatedDpop | undefined>
+  /** The request's proof checked (signature, htm, htu, nonce; `ath` with an access token), or undefined when it has none. */
+  export default function validateDpop(provider: Provider, ctx: KoaContextWithOIDC, accessToken?: string): Promise<ValidatedDpop | undefined>
   export function checkDpopReplay(provider: Provider, ctx: KoaContextWithOIDC, dPoP: ValidatedDpop, clientId: string): Promise<void>
 }

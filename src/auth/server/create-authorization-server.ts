@@ -2,7 +2,7 @@
 import './provider/unsupported-runtime-warning.js'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
-import Provider from 'oidc-provider'
+import type Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
@@ -11,11 +11,9 @@ import { mergeResources, ResourceStore } from './stores/resource-store.js'
 import type { GrantAdmin } from './admin/grant-admin.js'
 import { createAdministration } from './admin/create-administration.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
-import { createAdapterFactory } from './provider/adapter-factory.js'
 import { ConsentStore } from './stores/consent-store.js'
 import { resolveOptions, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
 import { openStorage, type OpenedStorage } from './stores/open-storage.js'
-import { providerConfiguration } from './provider/provider-configuration.js'
 import { providerCookies } from './provider/provider-cookies.js'
 import { RateLimiter, type Limiter } from './middleware/rate-limiter.js'
 import { RedisRateLimiter } from '../../redis/rate-limiter.js'
@@ -23,19 +21,14 @@ import { checkClusterKeys } from './keys/cluster-keys.js'
 import { GrantRevocations } from './stores/grant-revocations.js'
 import { grantRevocationCheck } from './stores/grant-revocation-check.js'
 import type { RevocationCheck } from '../resource/revocation-check.js'
-import { bindClientSecretMethod } from './provider/client-auth-method.js'
-import { registeredScopeCapsClientCredentialsOnly } from './provider/registered-scope-policy.js'
 import { ScopePolicy } from './provider/scope-policy.js'
-import { allowLoopbackRedirectsOnAnyPort } from './provider/redirect-policy.js'
 import { SecretBox } from './keys/secret-box.js'
 import { deriveSecret, loadServerSecrets, secretsDigest } from './keys/server-secrets.js'
-import { registerJwtBearerGrant } from './provider/jwt-bearer-grant.js'
 import { loadSigningKeys } from './keys/signing-keys.js'
 import { startUnusedClientSweeper } from './admin/unused-client-sweeper.js'
 import { composeScoped } from './middleware/scoped-middleware.js'
 import { authorizationServerStack } from './middleware/authorization-server-stack.js'
-import { reuseUnchangedClients } from './provider/client-reuse.js'
-import { atomicReplayDetection } from './provider/replay-detection.js'
+import { createProvider } from './provider/create-provider.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -160,48 +153,22 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(mergeResources(configuredResources, stored)), defaults.authServer.resourceResyncMs)
   onClose(stopWatching)
   const box = new SecretBox(secrets.dataKey)
-  const Adapter = createAdapterFactory(storage, {
-    box,
-    reuseGraceSeconds: options.refreshTokens.reuseGraceSeconds,
-    dpopRequired: (uri) => scopes.resource(uri)?.requireDpop === true,
-  })
-
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
   let upstreamLoginNeeded: ((accountId: string) => Promise<boolean>) | undefined
-  const provider = new Provider(
-    options.issuer.href.replace(/\/$/, ''),
-    providerConfiguration(options, {
-      adapter: Adapter,
-      jwks: { keys: jwks.keys },
-      cookieKeys: secrets.cookieKeys,
-      accounts,
-      consents,
-      scopes,
-      upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
-      dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
-    }),
-  )
-  provider.proxy = options.trustProxy
-  provider.keys = secrets.cookieKeys
-  allowLoopbackRedirectsOnAnyPort(provider.Client as never)
-  atomicReplayDetection(provider, new Adapter('ReplayDetection'))
-  registeredScopeCapsClientCredentialsOnly(provider)
-  // outermost: a kept Client is handed back as the wrappers below left it, with no step through them
-  reuseUnchangedClients(provider, storage.adapter('Client'))
-  if (options.jwtBearer !== undefined) {
-    const issuer = options.issuer.href.replace(/\/$/, '')
-    const jwtBearer = registerJwtBearerGrant({
-      provider,
-      options: options.jwtBearer,
-      audiences: [issuer, `${issuer}${defaults.authServer.routes.token}`],
-      accounts,
-      scopes,
-      accessTokenAlg: options.accessTokenAlg,
-      defaultResource: options.resources[0]!.uri,
-    })
-    onClose(async () => jwtBearer.close())
-  }
-  bindClientSecretMethod(provider)
+  // oidc-provider with every patch and decorator of ours, listed in order in provider/create-provider.ts
+  const { provider, Adapter, jwtBearer } = createProvider({
+    options,
+    storage,
+    box,
+    accounts,
+    consents,
+    scopes,
+    jwks: { keys: jwks.keys },
+    cookieKeys: secrets.cookieKeys,
+    upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
+    dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
+  })
+  if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   revocations.listen(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {

@@ -1,5 +1,6 @@
 import type Provider from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
+import { oidcOf } from '../provider/oidc-context.js'
 import type { MessageBus } from '../../../storage/message-bus.js'
 import type { OidcAdapter, RecordStore } from '../../../storage/types.js'
 import type { Context } from 'koa'
@@ -93,7 +94,7 @@ export async function startUnusedClientSweeper(options: {
   // anywhere cannot delete a client in use. One delete per client and node start; bounded.
   const seenUsed = new BoundedMap<string, true>(options.maxSeenUsed)
   const used = (ctx: KoaContextWithOIDC): void => {
-    const clientId = ctx.oidc?.client?.clientId
+    const clientId = oidcOf(ctx)?.client?.clientId
     if (clientId === undefined) return
     if (!remove(clientId)) {
       if (bus === undefined || seenUsed.has(clientId)) return

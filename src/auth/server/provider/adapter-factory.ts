@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
-import Provider, { errors } from 'oidc-provider'
+import { errors } from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import { isStorageUnavailable } from '../../../storage/errors.js'
 import type { AuthStorage, OidcAdapter, OidcPayload } from '../../../storage/types.js'
 import { SecretBox } from '../keys/secret-box.js'
 import { defaults } from '../../../config/defaults.js'
 import { BoundedMap } from '../../../collections/bounded-map.js'
+import { currentContext, isTokenRequest, oidcOf } from './oidc-context.js'
 
 /**
  * Authorization codes looked up by a token request, per request: when the request fails (wrong
@@ -17,8 +18,8 @@ function codeAdapter(inner: OidcAdapter): OidcAdapter {
   return {
     ...bind(inner),
     async find(id) {
-      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
-      if (ctx?.oidc?.route === 'token') redeemedCodes.set(ctx, id)
+      const ctx = currentContext()
+      if (ctx !== undefined && oidcOf(ctx)?.route === 'token') redeemedCodes.set(ctx, id)
       return inner.find(id)
     },
     async consume(id) {
@@ -107,8 +108,8 @@ function clientAdapter(inner: OidcAdapter, box: SecretBox): OidcAdapter {
 
 /** The request being served, when it is a refresh_token grant (oidc-provider's own async context). */
 function refreshRequest(): KoaContextWithOIDC | undefined {
-  const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
-  return ctx?.oidc?.route === 'token' && ctx.oidc.params?.['grant_type'] === 'refresh_token' ? ctx : undefined
+  const ctx = currentContext()
+  return isTokenRequest(oidcOf(ctx), 'refresh_token') ? ctx : undefined
 }
 
 const secondsLeft = (payload: OidcPayload, now: number): number => Math.max(1, Number(payload['exp'] ?? 0) - Math.floor(now / 1000))
@@ -168,7 +169,7 @@ function refreshTokenAdapter(
     async upsert(id, payload, expiresIn) {
       await inner.upsert(id, payload, expiresIn)
       const ctx = refreshRequest()
-      const rotated = ctx?.oidc.entities['RotatedRefreshToken'] as { jti?: string } | undefined
+      const rotated = oidcOf(ctx)?.entities.RotatedRefreshToken as { jti?: string } | undefined
       if (rotated?.jti === undefined || rotated.jti === id || took(ctx, rotated.jti)) return
       const previous = await inner.find(rotated.jti)
       if (previous === undefined) return

@@ -1,5 +1,6 @@
-import Provider, { errors } from 'oidc-provider'
-import type { KoaContextWithOIDC } from 'oidc-provider'
+import type Provider from 'oidc-provider'
+import { errors } from 'oidc-provider'
+import { currentContext } from './oidc-context.js'
 
 /**
  * oidc-provider accepts a client secret in the Basic header or in the form whichever the client
@@ -13,7 +14,7 @@ export function bindClientSecretMethod(provider: Provider): void {
   prototype.compareClientSecret = function compareClientSecret(this: typeof prototype, actual: string) {
     const method = this.clientAuthMethod
     if (method === 'client_secret_basic' || method === 'client_secret_post') {
-      const ctx = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx
+      const ctx = currentContext()
       const used = /^basic /i.test(ctx?.req.headers.authorization ?? '') ? 'client_secret_basic' : 'client_secret_post'
       if (used !== method) throw new errors.InvalidClientAuth(`the client must authenticate with ${method}, as registered`)
     }

@@ -10,6 +10,7 @@ import type { JwtBearerOptions } from '../options.js'
 import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
+import { oidcOf } from './oidc-context.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -67,7 +68,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
       if (error instanceof errors.OIDCProviderError) {
         const detail = details.get(error)
         log(
-          `mcp-auth: JWT bearer assertion refused for client ${ctx.oidc.client?.clientId ?? '(unknown)'}${seen.issuer === undefined ? '' : ` from issuer ${seen.issuer}`}: ${error.error}: ${error.error_description ?? error.message}${detail === undefined ? '' : ` (${detail})`}`,
+          `mcp-auth: JWT bearer assertion refused for client ${oidcOf(ctx)?.client?.clientId ?? '(unknown)'}${seen.issuer === undefined ? '' : ` from issuer ${seen.issuer}`}: ${error.error}: ${error.error_description ?? error.message}${detail === undefined ? '' : ` (${detail})`}`,
         )
       }
       throw error
@@ -75,8 +76,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
   }
 
   async function exchange(ctx: KoaContextWithOIDC, seen: { issuer?: string }): Promise<void> {
-    const params = ctx.oidc.params as Record<string, unknown>
-    const client = ctx.oidc.client!
+    const oidc = oidcOf(ctx)!
+    const params = oidc.params as Record<string, unknown>
+    const client = oidc.client!
     const assertion = params['assertion']
     if (typeof assertion !== 'string' || assertion === '') throw new errors.InvalidRequest('the JWT bearer grant needs an assertion')
     if (assertion.length > j.maxAssertionBytes) throw invalidGrant('the assertion is too large')

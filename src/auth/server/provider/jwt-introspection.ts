@@ -1,8 +1,8 @@
 import type { Context, Middleware, Next } from 'koa'
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose'
-import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { GrantRevocations } from '../stores/grant-revocations.js'
 import { scoped } from '../middleware/scoped-middleware.js'
+import { oidcOf } from './oidc-context.js'
 
 /**
  * RFC 7662 introspection of our own JWT access tokens. oidc-provider does not store them, so it
@@ -16,7 +16,7 @@ export function jwtIntrospection(options: { path: string; issuer: string; jwks: 
     (path, method) => method === 'POST' && path === options.path,
     async function jwtIntrospection(ctx: Context, next: Next): Promise<void> {
       await next()
-      const oidc = (ctx as unknown as KoaContextWithOIDC).oidc
+      const oidc = oidcOf(ctx)
       const caller = oidc?.client
       const token = oidc?.params?.['token']
       const body = ctx.body as Record<string, unknown> | undefined

@@ -1,5 +1,5 @@
-import Provider from 'oidc-provider'
-import type { KoaContextWithOIDC } from 'oidc-provider'
+import type Provider from 'oidc-provider'
+import { currentContext, oidcOf } from './oidc-context.js'
 
 /** Routes where a user is the one being asked: the registered scope does not cap them. */
 const USER_ROUTES = new Set(['authorization', 'resume', 'pushed_authorization_request'])
@@ -26,7 +26,7 @@ export function registeredScopeCapsClientCredentialsOnly(provider: Provider): vo
       configurable: true,
       enumerable: true,
       get() {
-        const route = (Provider as unknown as { ctx?: KoaContextWithOIDC }).ctx?.oidc?.route
+        const route = oidcOf(currentContext())?.route
         return route !== undefined && USER_ROUTES.has(route) ? undefined : registered
       },
     })
