@@ -1,7 +1,7 @@
 import { defaults } from '../../config/defaults.js'
 import { ErrorCode, type RequestId } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
-import { isStorageUnavailable } from '../../storage/errors.js'
+import { isStorageUnavailable } from '../../sessions/storage-unavailable.js'
 
 /**
  * The answer to a request that needed the shared store (Redis) while it could not be reached: HTTP

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
 import type { SharedSessionState } from '../../../server/server-session.js'
-import { StorageUnavailableError } from '../../../storage/errors.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
+import { StorageUnavailableError } from '../../../sessions/storage-unavailable.js'
+import type { MessageBus } from '../../../sessions/message-bus.js'
 
 /** Shared state as it travels: with the time it was saved, so a copy takes only newer ones. */
 export type StampedState = SharedSessionState & { updatedAt?: number | undefined }

@@ -1,5 +1,5 @@
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
+import type { MessageBus } from '../../../sessions/message-bus.js'
 import { ClusterLink, type ClusterHooks, type StampedState } from './cluster-link.js'
 import type { LiveSession } from './live-session.js'
 import { answeredTag, nodeOfTag, untag } from './request-id-tags.js'
