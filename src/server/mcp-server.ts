@@ -15,10 +15,10 @@ import { ServerSession } from './server-session.js'
 import { SERVER_WIDE } from '../session-host/server-wide.js'
 import { SHARED_NOTIFICATIONS_CHANNEL, SharedNotifications } from './shared-notifications.js'
 import type { MessageBus } from '../sessions/message-bus.js'
-import { readRequestMeta, type RequestMeta } from './stateless/request-meta.js'
+import type { RequestMeta, SessionHost, SessionlessIo } from '../session-host/session-host.js'
+import { readRequestMeta } from './stateless/request-meta.js'
 import { RequestStateSealer } from './stateless/request-state.js'
 import { checkStatelessRequest, serveStatelessRequest, type CacheHint, type StatelessServer } from './stateless/serve-stateless-request.js'
-import type { StatelessIo } from './stateless/stateless-context.js'
 import { SubscriptionHub } from './stateless/subscription-hub.js'
 import { ToolRegistry, type RegisteredTool, type ToolDefinition, type ToolHandler } from './tool-registry.js'
 import { fromSdkTool, type SdkSchema, type SdkToolConfig, type SdkToolHandler } from './sdk-tool-config.js'
@@ -63,7 +63,7 @@ export interface McpServerOptions {
  * await server.connect(new StdioServerTransport())
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server
  */
-export class McpServer {
+export class McpServer implements SessionHost {
   readonly #core: ServerCore
   readonly #sessions = new Set<ServerSession>()
   readonly #options: McpServerOptions
@@ -128,7 +128,7 @@ export class McpServer {
   }
 
   /** Serve one admitted 2026-07-28 request; rejects with a JsonRpcError for the wire. */
-  serveStateless(request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Record<string, unknown>> {
+  serveStateless(request: JsonRpcRequest, meta: RequestMeta, io: SessionlessIo): Promise<Record<string, unknown>> {
     return serveStatelessRequest(this.#stateless, request, meta, io)
   }
 

@@ -12,28 +12,22 @@ import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
-import { metaProtocolVersion, readRequestMeta } from './stateless/request-meta.js'
+import { metaProtocolVersion } from '../schema/meta-protocol-version.js'
+import type { HostedSession } from '../session-host/session-host.js'
+import type { SharedSessionState } from '../sessions/shared-session-state.js'
+import { readRequestMeta } from './stateless/request-meta.js'
 import { RequestContextIo } from './stateless/request-context-io.js'
 import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
 
-/** What a client may change on its session after initialize, which a shared store keeps. */
-export interface SharedSessionState {
-  subscriptions?: readonly string[] | undefined
-  logLevel?: LoggingLevel | undefined
-}
-
-/** The methods that change a session's {@link SharedSessionState}: a shared store must learn of them. */
-export const SESSION_STATE_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
-
 /**
  * One connection between an McpServer and a client: the negotiated version, what the client
  * declared, its log level and subscriptions. Server → client requests (sampling, elicitation,
  * roots) go through here; the server's tools, resources and prompts are shared by all sessions.
  */
-export class ServerSession {
+export class ServerSession implements HostedSession {
   readonly #core: ServerCore
   /** Serves 2026-07-28 requests that arrive on this connection without an initialize. */
   readonly #stateless: StatelessServer | undefined

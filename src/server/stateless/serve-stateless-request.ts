@@ -5,9 +5,9 @@ import { featureMethod } from '../feature-methods.js'
 import type { ServerCore } from '../server-core.js'
 import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import { removedMethodError } from './removed-method-error.js'
-import type { RequestMeta } from './request-meta.js'
+import type { RequestMeta, SessionlessIo } from '../../session-host/session-host.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
-import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
+import { StatelessRequestContext } from './stateless-context.js'
 import { listen } from './listen-stream.js'
 import type { SubscriptionHub } from './subscription-hub.js'
 
@@ -61,7 +61,7 @@ function offers(core: ServerCore, method: string): boolean {
  * server's identity in `_meta`, and caching hints where the revision asks for them.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-export function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+export function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: SessionlessIo): Promise<Result> {
   switch (request.method) {
     case 'server/discover':
       return Promise.resolve(decorate(server, request.method, discover(server.core)))
@@ -79,7 +79,7 @@ function discover(core: ServerCore): Result {
   return result
 }
 
-async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: SessionlessIo): Promise<Result> {
   const { core } = server
   const feature = featureMethod(request.method)!
   const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? openInputs(server, request.method, params, io.authInfo) : undefined

@@ -1,8 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage } from '../../jsonrpc/index.js'
 import type { MessageExtra } from '../../protocol/transport.js'
-import type { McpServer } from '../../server/mcp-server.js'
-import type { ServerSession } from '../../server/server-session.js'
+import type { HostedSession, SessionHost } from '../../session-host/session-host.js'
 import { SharedStatelessTransport, type AnswerSink } from './shared-stateless-transport.js'
 
 /**
@@ -20,7 +19,7 @@ export function hasSessionScopedRequest(messages: readonly JsonRpcMessage[]): bo
 }
 
 interface Shared {
-  session: ServerSession
+  session: HostedSession
   transport: SharedStatelessTransport
 }
 
@@ -30,10 +29,10 @@ interface Shared {
  * remapped per request by SharedStatelessTransport. A stateless POST then builds no session at all.
  */
 export class SharedStatelessSessions {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #shared = new Map<string, Shared>()
 
-  constructor(server: McpServer) {
+  constructor(server: SessionHost) {
     this.#server = server
   }
 

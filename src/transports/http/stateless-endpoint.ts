@@ -2,8 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ErrorCode, JSONRPC_VERSION, JsonRpcError, classifyMessage, errorResponse, salvageId, type JsonRpcRequest } from '../../jsonrpc/index.js'
 import { HttpError } from '../../net/http-error.js'
 import type { AuthInfo } from '../../protocol/context.js'
-import type { McpServer } from '../../server/mcp-server.js'
-import type { RequestMeta } from '../../server/stateless/request-meta.js'
+import type { RequestMeta, SessionHost } from '../../session-host/session-host.js'
 import { endSoon } from './end-soon.js'
 import { markOpenEndedStream } from './open-ended-stream.js'
 import { sessionOwner } from './session-owner.js'
@@ -46,12 +45,12 @@ function statusOf(code: number): number {
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  */
 export class StatelessEndpoint {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #options: StatelessEndpointOptions
   readonly #listeners = new Map<string, number>()
   #listening = 0
 
-  constructor(server: McpServer, options: StatelessEndpointOptions) {
+  constructor(server: SessionHost, options: StatelessEndpointOptions) {
     this.#server = server
     this.#options = options
   }

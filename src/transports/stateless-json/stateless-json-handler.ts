@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestId } from '../../jsonrpc/index.js'
 import type { MessageExtra } from '../../protocol/transport.js'
 import { defaults } from '../../config/defaults.js'
-import type { McpServer } from '../../server/mcp-server.js'
+import type { SessionHost } from '../../session-host/session-host.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
 import { HttpError } from '../../net/http-error.js'
@@ -39,13 +39,13 @@ export interface StatelessJsonOptions {
  * http.createServer((req, res) => rest.handle(req, res))
  */
 export class StatelessJsonHandler {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #policy: OriginPolicy
   readonly #maxBodyBytes: number
   readonly #shared: SharedStatelessSessions
   readonly #statelessRevision: StatelessEndpoint
 
-  constructor(server: McpServer, options: StatelessJsonOptions) {
+  constructor(server: SessionHost, options: StatelessJsonOptions) {
     this.#server = server
     this.#policy = new OriginPolicy(options)
     this.#maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
-import type { SharedSessionState } from '../../../server/server-session.js'
+import type { SharedSessionState } from '../../../sessions/shared-session-state.js'
 import { StorageUnavailableError } from '../../../sessions/storage-unavailable.js'
 import type { MessageBus } from '../../../sessions/message-bus.js'
 

@@ -3,8 +3,8 @@ import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageExtra } from '../../../protocol/transport.js'
-import type { McpServer } from '../../../server/mcp-server.js'
-import { SESSION_STATE_METHODS } from '../../../server/server-session.js'
+import type { SessionHost } from '../../../session-host/session-host.js'
+import { SESSION_STATE_METHODS } from '../../../sessions/shared-session-state.js'
 import type { MessageBus } from '../../../sessions/message-bus.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
@@ -98,7 +98,7 @@ const NO_HEADERS: Record<string, string> = {}
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export class StreamableHttpHandler {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
   /** The sessions of the handshake era (none in stateless mode). */
@@ -112,7 +112,7 @@ export class StreamableHttpHandler {
   /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
   readonly #unstoredStreams: StreamHost
 
-  constructor(server: McpServer, options: StreamableHttpOptions) {
+  constructor(server: SessionHost, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
     this.#server = server
     this.#options = {
