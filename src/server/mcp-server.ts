@@ -193,7 +193,7 @@ export class McpServer implements SessionHost {
 
   /** A session for one connection, not yet connected (HTTP transports drive it themselves). */
   createSession(options: { strictLifecycle?: boolean } = {}): ServerSession {
-    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, stateless: this.#stateless })
+    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, stateless: this })
     // the session tells the core when it closes and reports its errors there (no closures per session)
     this.#sessions.add(session)
     return session

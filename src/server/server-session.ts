@@ -13,11 +13,13 @@ import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
 import { metaProtocolVersion } from '../schema/meta-protocol-version.js'
-import type { HostedSession } from '../session-host/session-host.js'
+import type { HostedSession, SessionHost } from '../session-host/session-host.js'
 import type { SharedSessionState } from '../sessions/shared-session-state.js'
 import { readRequestMeta } from './stateless/request-meta.js'
 import { RequestContextIo } from './stateless/request-context-io.js'
-import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
+
+/** What serves 2026-07-28 requests arriving on a session (the McpServer): handed in, so this file does not import the serving. */
+type SessionlessServer = Pick<SessionHost, 'checkStateless' | 'serveStateless'>
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
@@ -30,7 +32,7 @@ type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: S
 export class ServerSession implements HostedSession {
   readonly #core: ServerCore
   /** Serves 2026-07-28 requests that arrive on this connection without an initialize. */
-  readonly #stateless: StatelessServer | undefined
+  readonly #stateless: SessionlessServer | undefined
   readonly #endpoint: Endpoint
   readonly #lifecycle: ServerLifecycle
   /** Made on the first resources/subscribe: most sessions never subscribe. */
@@ -47,7 +49,7 @@ export class ServerSession implements HostedSession {
   onclose?: () => void
   onerror?: (error: Error) => void
 
-  constructor(core: ServerCore, options: { strictLifecycle: boolean; stateless?: StatelessServer }) {
+  constructor(core: ServerCore, options: { strictLifecycle: boolean; stateless?: SessionlessServer }) {
     this.#core = core
     this.#stateless = options.stateless
     this.#capabilities = core.capabilities()
@@ -283,8 +285,8 @@ export class ServerSession implements HostedSession {
     if (this.#stateless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
     return async (params, context) => {
       const meta = readRequestMeta(params)
-      checkStatelessRequest(this.#core, meta, request.method)
-      return serveStatelessRequest(this.#stateless!, request, meta, new RequestContextIo(context))
+      this.#stateless!.checkStateless(meta, request.method)
+      return this.#stateless!.serveStateless(request, meta, new RequestContextIo(context))
     }
   }
 
