@@ -7,7 +7,7 @@ import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import { removedMethodError } from './removed-method-error.js'
 import type { RequestMeta, SessionlessIo } from '../../session-host/session-host.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
-import { StatelessRequestContext } from './stateless-context.js'
+import { StatelessRequestContext } from './sessionless-context.js'
 import { listen } from './listen-stream.js'
 import type { SubscriptionHub } from './subscription-hub.js'
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage } from '../../jsonrpc/index.js'
 import type { MessageExtra } from '../../protocol/transport.js'
 import type { HostedSession, SessionHost } from '../../session-host/session-host.js'
-import { SharedStatelessTransport, type AnswerSink } from './shared-stateless-transport.js'
+import { SharedStatelessTransport, type AnswerSink } from './pooled-session-transport.js'
 
 /**
  * Requests that change state kept per session: a stateless POST carrying one gets a throwaway

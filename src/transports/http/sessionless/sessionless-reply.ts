@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { JSONRPC_VERSION, type JsonRpcParams, type JsonRpcResponse } from '../../jsonrpc/index.js'
-import { InFlightRequest } from '../../protocol/cancellation.js'
-import type { AuthInfo } from '../../protocol/context.js'
-import type { SessionlessIo } from '../../session-host/session-host.js'
-import { endSoon } from './end-soon.js'
-import { SseWriter } from './sse-writer.js'
+import { JSONRPC_VERSION, type JsonRpcParams, type JsonRpcResponse } from '../../../jsonrpc/index.js'
+import { InFlightRequest } from '../../../protocol/cancellation.js'
+import type { AuthInfo } from '../../../protocol/context.js'
+import type { SessionlessIo } from '../../../session-host/session-host.js'
+import { endSoon } from '../end-soon.js'
+import { SseWriter } from '../sse-writer.js'
 
 const RESOLVED = Promise.resolve()
 

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../jsonrpc/index.js'
-import { decodeHeaderValue } from '../../schema/header-values.js'
-import { HEADERS, NAME_FIELD, isStatelessRevision, revisionOf } from '../../schema/revisions.js'
-import { metaProtocolVersion } from '../../schema/meta-protocol-version.js'
-import { header } from './header-checks.js'
+import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../../jsonrpc/index.js'
+import { decodeHeaderValue } from '../../../schema/header-values.js'
+import { HEADERS, NAME_FIELD, isStatelessRevision, revisionOf } from '../../../schema/revisions.js'
+import { metaProtocolVersion } from '../../../schema/meta-protocol-version.js'
+import { header } from '../header-checks.js'
 
 /**
  * Which era a POST to the MCP endpoint belongs to. The stateless path takes a request whose
