@@ -19,7 +19,7 @@ import { readRequestMeta } from './sessionless/request-meta.js'
 import { RequestContextIo } from './sessionless/request-context-io.js'
 
 /** What serves 2026-07-28 requests arriving on a session (the McpServer): handed in, so this file does not import the serving. */
-type SessionlessServer = Pick<SessionHost, 'checkStateless' | 'serveStateless'>
+type SessionlessHost = Pick<SessionHost, 'checkStateless' | 'serveStateless'>
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
@@ -32,7 +32,7 @@ type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: S
 export class ServerSession implements HostedSession {
   readonly #core: ServerCore
   /** Serves 2026-07-28 requests that arrive on this connection without an initialize. */
-  readonly #stateless: SessionlessServer | undefined
+  readonly #sessionless: SessionlessHost | undefined
   readonly #endpoint: Endpoint
   readonly #lifecycle: ServerLifecycle
   /** Made on the first resources/subscribe: most sessions never subscribe. */
@@ -49,9 +49,9 @@ export class ServerSession implements HostedSession {
   onclose?: () => void
   onerror?: (error: Error) => void
 
-  constructor(core: ServerCore, options: { strictLifecycle: boolean; stateless?: SessionlessServer }) {
+  constructor(core: ServerCore, options: { strictLifecycle: boolean; sessionless?: SessionlessHost }) {
     this.#core = core
-    this.#stateless = options.stateless
+    this.#sessionless = options.sessionless
     this.#capabilities = core.capabilities()
     this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
     this.#endpoint = new Endpoint(new ServerSession.#Hooks(this))
@@ -234,7 +234,7 @@ export class ServerSession implements HostedSession {
       this.#session.#lifecycle.beforeRequest(request)
     }
     routeRequest(request: JsonRpcRequest): RequestHandler | undefined {
-      return this.#session.#routeStateless(request)
+      return this.#session.#routeSessionless(request)
     }
     assertCanRequest(method: string): void {
       if (!clientSupports(method, this.#session.#clientCapabilities ?? {})) {
@@ -281,12 +281,12 @@ export class ServerSession implements HostedSession {
    * A 2026-07-28 request (its `_meta` names a protocol version) on a connection no initialize
    * claimed: served statelessly, so one pipe carries both eras as the revision allows.
    */
-  #routeStateless(request: JsonRpcRequest): RequestHandler | undefined {
-    if (this.#stateless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
+  #routeSessionless(request: JsonRpcRequest): RequestHandler | undefined {
+    if (this.#sessionless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
     return async (params, context) => {
       const meta = readRequestMeta(params)
-      this.#stateless!.checkStateless(meta, request.method)
-      return this.#stateless!.serveStateless(request, meta, new RequestContextIo(context))
+      this.#sessionless!.checkStateless(meta, request.method)
+      return this.#sessionless!.serveStateless(request, meta, new RequestContextIo(context))
     }
   }
 

@@ -23,7 +23,7 @@ const isListRootsResult = (value: unknown): value is ListRootsResult => Array.is
  * The ServerContext of one 2026-07-28 request: no session; the client's capabilities and log
  * level come from the request's `_meta`; questions to the client become an input-required round.
  */
-export class StatelessRequestContext implements ServerContext {
+export class SessionlessRequestContext implements ServerContext {
   readonly requestId: RequestId
   readonly method: string
   readonly meta: Record<string, unknown> | undefined

@@ -6,12 +6,12 @@ import type { RequestMeta, SessionHost } from '../../../session-host/session-hos
 import { endSoon } from '../end-soon.js'
 import { markOpenEndedStream } from '../open-ended-stream.js'
 import { sessionOwner } from '../session-owner.js'
-import { checkStatelessHeaders } from './sessionless-headers.js'
-import { StatelessReply } from './sessionless-reply.js'
+import { checkSessionlessHeaders } from './sessionless-headers.js'
+import { SessionlessReply } from './sessionless-reply.js'
 import { paramHeadersOf } from '../../../schema/x-mcp-header.js'
 import { checkParamHeaders } from '../tool-param-headers.js'
 
-export interface StatelessEndpointOptions {
+export interface SessionlessEndpointOptions {
   /** false on the JSON-only endpoint: notifications are dropped, subscriptions/listen is not served. */
   allowSse: boolean
   keepAliveMs: number
@@ -22,7 +22,7 @@ export interface StatelessEndpointOptions {
 
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
 
-/** The HTTP status of a JSON-RPC error on the stateless path. */
+/** The HTTP status of a JSON-RPC error on the sessionless path. */
 function statusOf(code: number): number {
   switch (code) {
     case ErrorCode.MethodNotFound:
@@ -37,20 +37,20 @@ function statusOf(code: number): number {
 }
 
 /**
- * The HTTP side of the stateless revision (2026-07-28), for a body already read and routed here:
+ * The HTTP side of the sessionless revision (2026-07-28), for a body already read and routed here:
  * one JSON-RPC message per POST, checked in the order the revision gives (the `_meta` → the
  * headers against the body → the revision and the method), served by the McpServer with no
  * session, and answered as JSON or SSE. Refusals carry the request's id and their HTTP status
  * (400, or 404 for a method the revision does not have).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  */
-export class StatelessEndpoint {
+export class SessionlessEndpoint {
   readonly #server: SessionHost
-  readonly #options: StatelessEndpointOptions
+  readonly #options: SessionlessEndpointOptions
   readonly #listeners = new Map<string, number>()
   #listening = 0
 
-  constructor(server: SessionHost, options: StatelessEndpointOptions) {
+  constructor(server: SessionHost, options: SessionlessEndpointOptions) {
     this.#server = server
     this.#options = options
   }
@@ -81,7 +81,7 @@ export class StatelessEndpoint {
     let meta: RequestMeta
     try {
       meta = this.#server.readStatelessMeta(request.params)
-      checkStatelessHeaders(req.headers, request, meta.protocolVersion)
+      checkSessionlessHeaders(req.headers, request, meta.protocolVersion)
       if (request.method === 'tools/call') this.#checkToolHeaders(req, request)
       this.#server.checkStateless(meta, request.method)
       if (request.method === 'subscriptions/listen' && !this.#options.allowSse) {
@@ -105,7 +105,7 @@ export class StatelessEndpoint {
   }
 
   #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onclose?: () => void): void {
-    const reply = new StatelessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
+    const reply = new SessionlessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
     reply.onclose = onclose
     // the id only: a listen stream held open keeps nothing else of its request alive
     const id = request.id

@@ -16,7 +16,7 @@ const RESOLVED = Promise.resolve()
  * over HTTP); its AbortSignal is only made when the handler reads it.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
  */
-export class StatelessReply implements SessionlessIo {
+export class SessionlessReply implements SessionlessIo {
   readonly authInfo: AuthInfo | undefined
   readonly headers: IncomingHttpHeaders
   /** Runs once the response stream closes, answered or not. */

@@ -14,7 +14,7 @@ import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
-import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/pooled-sessions.js'
+import { PooledSessions, hasSessionScopedRequest } from '../../http/pooled-sessions.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
 import { isStorageUnavailable } from '../../../sessions/storage-unavailable.js'
@@ -24,8 +24,8 @@ import type { SessionStore } from '../../../sessions/session-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
 import { SessionTable } from './session-table.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
-import { StatelessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
-import { isStatelessEraRequest } from '../../http/sessionless/sessionless-headers.js'
+import { SessionlessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
+import { isSessionlessRequest } from '../../http/sessionless/sessionless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
 
 const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
@@ -103,13 +103,13 @@ export class StreamableHttpHandler {
   readonly #policy: OriginPolicy
   /** The sessions of the handshake era (none in stateless mode). */
   readonly #sessions: SessionTable
-  /** Stateless mode: one long-lived session per protocol version. */
-  readonly #shared: SharedStatelessSessions
+  /** Stateless mode: one long-lived (pooled) session per protocol version. */
+  readonly #pooled: PooledSessions
   /** 2026-07-28 requests: no session at all. */
-  readonly #statelessRevision: StatelessEndpoint
+  readonly #sessionless: SessionlessEndpoint
   /** What every throwaway session of stateless mode's transport shares. */
   readonly #statelessTransports: SessionTransportOptions
-  /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
+  /** The streams of stateless mode's pooled sessions: nothing stored, never primed. */
   readonly #unstoredStreams: StreamHost
 
   constructor(server: SessionHost, options: StreamableHttpOptions) {
@@ -144,8 +144,8 @@ export class StreamableHttpHandler {
     })
     this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
     this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
-    this.#shared = new SharedStatelessSessions(server)
-    this.#statelessRevision = new StatelessEndpoint(server, {
+    this.#pooled = new PooledSessions(server)
+    this.#sessionless = new SessionlessEndpoint(server, {
       allowSse: true,
       keepAliveMs: this.#options.keepAliveMs,
       maxListenStreams: this.#options.maxListenStreams,
@@ -160,7 +160,7 @@ export class StreamableHttpHandler {
 
   /** Open 2026-07-28 subscriptions/listen streams. */
   get listenStreamCount(): number {
-    return this.#statelessRevision.listenStreams
+    return this.#sessionless.listenStreams
   }
 
   /** Serve one HTTP request. Never throws: every failure is answered in the protocol's format. */
@@ -187,7 +187,7 @@ export class StreamableHttpHandler {
    * end: the sessions live on for the other processes.
    */
   async close(): Promise<void> {
-    await this.#shared.close()
+    await this.#pooled.close()
     await this.#sessions.close()
   }
 
@@ -196,7 +196,7 @@ export class StreamableHttpHandler {
     requireJsonContentType(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
     // one endpoint, two eras: 2026-07-28 requests carry everything they need; the rest negotiated at initialize
-    if (isStatelessEraRequest(req.headers, body)) return this.#statelessRevision.handle(req, res, body)
+    if (isSessionlessRequest(req.headers, body)) return this.#sessionless.handle(req, res, body)
     const versionHeader = readProtocolVersionHeader(req.headers)
 
     const { batch, messages: parsed, requestIds } = classifyBody(body)
@@ -284,14 +284,14 @@ export class StreamableHttpHandler {
     refuseBatchUnlessAllowed(batch, protocolVersion)
     if (requestIds.length === 0) {
       endSoon(res.writeHead(202))
-      return this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
+      return this.#pooled.serve(res, messages, batch, protocolVersion, extra, undefined)
     }
     const stream = new OutboundStream(res, requestIds, this.#unstoredStreams, '', NO_HEADERS, {
       batch,
       preferJson: this.#options.preferJsonResponse,
       standalone: false,
     })
-    return this.#shared.serve(res, messages, batch, protocolVersion, extra, stream)
+    return this.#pooled.serve(res, messages, batch, protocolVersion, extra, stream)
   }
 
   async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
