@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
-import type { MessageExtra } from '../../../protocol/transport.js'
 import type { SessionHost } from '../../../session-host/session-host.js'
 import { SESSION_STATE_METHODS } from '../../../sessions/shared-session-state.js'
 import type { MessageBus } from '../../../sessions/message-bus.js'
@@ -14,16 +13,14 @@ import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
-import { PooledSessions, hasSessionScopedRequest } from '../../http/pooled-sessions.js'
 import { sessionOwner } from '../../http/session-owner.js'
 import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
 import { isStorageUnavailable } from '../../../sessions/storage-unavailable.js'
 import { InMemoryEventStore, streamOfEventId, type EventStore } from '../../../sessions/event-store.js'
 import type { LiveSession } from './live-session.js'
 import type { SessionStore } from '../../../sessions/session-store.js'
-import { OutboundStream, type StreamHost } from './outbound-stream.js'
 import { SessionTable } from './session-table.js'
-import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
+import { StatelessPosts } from './stateless-posts.js'
 import { SessionlessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
 import { isSessionlessRequest } from '../../http/sessionless/sessionless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
@@ -86,7 +83,6 @@ function refuseStatelessRevision(req: IncomingMessage): void {
     throw new HttpError(405, 'Method Not Allowed: protocol version 2026-07-28 has no GET stream and no sessions; POST subscriptions/listen instead', { headers: { Allow: 'POST' } })
   }
 }
-const NO_HEADERS: Record<string, string> = {}
 /**
  * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
  * one request on the MCP endpoint. Mount it in Koa with `streamableHttpKoa`, or call it from a
@@ -98,23 +94,17 @@ const NO_HEADERS: Record<string, string> = {}
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export class StreamableHttpHandler {
-  readonly #server: SessionHost
   readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
   readonly #policy: OriginPolicy
   /** The sessions of the handshake era (none in stateless mode). */
   readonly #sessions: SessionTable
-  /** Stateless mode: one long-lived (pooled) session per protocol version. */
-  readonly #pooled: PooledSessions
+  /** POSTs that name no session: stateless mode, and pings. */
+  readonly #statelessPosts: StatelessPosts
   /** 2026-07-28 requests: no session at all. */
   readonly #sessionless: SessionlessEndpoint
-  /** What every throwaway session of stateless mode's transport shares. */
-  readonly #statelessTransports: SessionTransportOptions
-  /** The streams of stateless mode's pooled sessions: nothing stored, never primed. */
-  readonly #unstoredStreams: StreamHost
 
   constructor(server: SessionHost, options: StreamableHttpOptions) {
     const d = defaults.streamableHttp
-    this.#server = server
     this.#options = {
       stateless: false,
       preferJsonResponse: d.preferJsonResponse,
@@ -142,9 +132,7 @@ export class StreamableHttpHandler {
       sweep: !o.stateless,
       transports: { keepAliveMs, retryMs, preferJsonResponse },
     })
-    this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
-    this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
-    this.#pooled = new PooledSessions(server)
+    this.#statelessPosts = new StatelessPosts(server, { keepAliveMs, retryMs, preferJsonResponse })
     this.#sessionless = new SessionlessEndpoint(server, {
       allowSse: true,
       keepAliveMs: this.#options.keepAliveMs,
@@ -187,7 +175,7 @@ export class StreamableHttpHandler {
    * end: the sessions live on for the other processes.
    */
   async close(): Promise<void> {
-    await this.#pooled.close()
+    await this.#statelessPosts.close()
     await this.#sessions.close()
   }
 
@@ -223,13 +211,11 @@ export class StreamableHttpHandler {
 
     // a liveness check needs no session: a ping that names none is answered, as the SDK v2 server does
     if (!this.#options.stateless && onlyPings(parsed) && header(req.headers, 'mcp-session-id') === undefined) {
-      return this.#postShared(res, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
+      return this.#statelessPosts.postPooled(res, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
     }
 
     if (this.#options.stateless) {
-      const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
-      if (hasSessionScopedRequest(parsed)) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
-      return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
+      return this.#statelessPosts.post(res, body, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
     }
 
     try {
@@ -274,43 +260,6 @@ export class StreamableHttpHandler {
       const requestId = (message as { params?: { requestId?: unknown } }).params?.requestId
       if (typeof requestId === 'string' || typeof requestId === 'number') live.transport.cancelled(requestId)
     }
-  }
-
-  /**
-   * Stateless requests that change nothing session-wide are served by one long-lived session per
-   * protocol version (ids remapped per request), so a stateless POST builds no session at all.
-   */
-  async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    refuseBatchUnlessAllowed(batch, protocolVersion)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      return this.#pooled.serve(res, messages, batch, protocolVersion, extra, undefined)
-    }
-    const stream = new OutboundStream(res, requestIds, this.#unstoredStreams, '', NO_HEADERS, {
-      batch,
-      preferJson: this.#options.preferJsonResponse,
-      standalone: false,
-    })
-    return this.#pooled.serve(res, messages, batch, protocolVersion, extra, stream)
-  }
-
-  async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    refuseBatchUnlessAllowed(batch, protocolVersion)
-    const session = this.#server.createSession({ strictLifecycle: false })
-    session.restore({ protocolVersion })
-    const transport = new SessionTransport(undefined, this.#statelessTransports)
-    await session.connect(transport)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      session.receive(body, extra)
-      void session.close()
-      return
-    }
-    const stream = transport.openExchange(res, requestIds, batch, {})
-    stream.onfinished = () => void session.close()
-    // a client that hangs up ends the work done for it
-    res.once('close', () => void session.close())
-    session.receive(body, extra)
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
