@@ -22,3 +22,8 @@ export function storageUnavailableError(cause: unknown, id: RequestId | null = n
 export function asHttpFailure(error: unknown, id: RequestId | null = null): unknown {
   return isStorageUnavailable(error) && !(error instanceof HttpError) ? storageUnavailableError(error, id) : error
 }
+
+/** The failure of a save the answer waited for: 503 when the store is unreachable. */
+export function saveFailure(error: unknown, id: RequestId | null): HttpError {
+  return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
+}

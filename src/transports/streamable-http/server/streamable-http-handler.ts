@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { defaults } from '../../../config/defaults.js'
-import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
 import type { SessionHost } from '../../../session-host/session-host.js'
 import { SESSION_STATE_METHODS } from '../../../sessions/shared-session-state.js'
-import type { MessageBus } from '../../../sessions/message-bus.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
@@ -14,13 +12,12 @@ import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
 import { sessionOwner } from '../../http/session-owner.js'
-import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
-import { isStorageUnavailable } from '../../../sessions/storage-unavailable.js'
-import { InMemoryEventStore, streamOfEventId, type EventStore } from '../../../sessions/event-store.js'
+import { asHttpFailure, saveFailure } from '../../http/storage-unavailable.js'
+import { streamOfEventId } from '../../../sessions/event-store.js'
 import type { LiveSession } from './live-session.js'
-import type { SessionStore } from '../../../sessions/session-store.js'
 import { SessionTable } from './session-table.js'
 import { StatelessPosts } from './stateless-posts.js'
+import { resolveStreamableHttpOptions, type ResolvedStreamableHttpOptions, type StreamableHttpOptions } from './streamable-http-options.js'
 import { SessionlessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
 import { isSessionlessRequest } from '../../http/sessionless/sessionless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
@@ -28,49 +25,7 @@ import { isStatelessRevision } from '../../../schema/revisions.js'
 const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
 const ACCEPT_GET = acceptRequirement(['text/event-stream'])
 
-export interface StreamableHttpOptions {
-  /** No sessions, no GET stream: every POST stands alone (the server is still built once). */
-  stateless?: boolean
-  /** Answer with application/json when possible (default), or always with SSE. */
-  preferJsonResponse?: boolean
-  maxBodyBytes?: number
-  sessionIdleMs?: number
-  maxSessions?: number
-  /** Most live sessions of one principal (or, without auth, one client address). */
-  maxSessionsPerPrincipal?: number
-  /** Most open 2026-07-28 subscriptions/listen streams, in all and per principal. */
-  maxListenStreams?: number
-  maxListenStreamsPerPrincipal?: number
-  keepAliveMs?: number
-  retryMs?: number
-  /** Hosts accepted in the Host header (and, by default, in Origin). Required. */
-  allowedHosts: readonly string[]
-  /** Origins accepted; default: those whose host is an allowed host. */
-  allowedOrigins?: readonly string[] | undefined
-  /**
-   * Where session state is kept for other processes (or handlers) to pick a session up. None by
-   * default: a live session is found in this handler's own memory, so a copy there would only cost.
-   */
-  sessionStore?: SessionStore | undefined
-  eventStore?: EventStore
-  /**
-   * Several processes behind one load balancer serve the same sessions, over this bus (a
-   * `RedisConnection`, or `redisMcpOptions(connection).bus`): a message a session sends
-   * with no request stream to carry it reaches the process holding its GET stream; the client's
-   * answer to a request another process sent (elicitation, sampling, roots), or its
-   * notifications/cancelled for a request another process handles, is forwarded there; DELETE
-   * ends the session in every process. Give the McpServer the same bus (`shareNotifications`)
-   * for list changes and resource updates. Use with a shared `sessionStore` and `eventStore`.
-   */
-  bus?: MessageBus | undefined
-}
-
 const NO_CANCELS: JsonRpcMessage[] = []
-
-/** The failure of a save the answer waited for: 503 when the store is unreachable. */
-function saveFailure(error: unknown, id: RequestId | null): HttpError {
-  return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
-}
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
@@ -94,7 +49,7 @@ function refuseStatelessRevision(req: IncomingMessage): void {
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export class StreamableHttpHandler {
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
+  readonly #options: ResolvedStreamableHttpOptions
   readonly #policy: OriginPolicy
   /** The sessions of the handshake era (none in stateless mode). */
   readonly #sessions: SessionTable
@@ -104,21 +59,7 @@ export class StreamableHttpHandler {
   readonly #sessionless: SessionlessEndpoint
 
   constructor(server: SessionHost, options: StreamableHttpOptions) {
-    const d = defaults.streamableHttp
-    this.#options = {
-      stateless: false,
-      preferJsonResponse: d.preferJsonResponse,
-      maxBodyBytes: d.maxBodyBytes,
-      sessionIdleMs: d.sessionIdleMs,
-      maxSessions: d.maxSessions,
-      maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
-      maxListenStreams: d.maxListenStreams,
-      maxListenStreamsPerPrincipal: d.maxListenStreamsPerPrincipal,
-      keepAliveMs: d.keepAliveMs,
-      retryMs: d.retryMs,
-      eventStore: new InMemoryEventStore(),
-      ...options,
-    }
+    this.#options = resolveStreamableHttpOptions(options)
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
     const o = this.#options
     const { keepAliveMs, retryMs, preferJsonResponse } = o
