@@ -128,8 +128,8 @@ module.exports = {
       name: 'sessions-is-a-base',
       comment:
         'sessions/ holds the state HTTP sessions share between nodes (the message bus, the session and ' +
-        'event store contracts with their in-memory implementations, the outage error the transports ' +
-        'answer with 503): the transports, the server, storage and redis/ all import it, so it imports ' +
+        'event store contracts with their in-memory implementations, the cluster link between nodes, the ' +
+        'outage error the transports answer with 503): the transports, the server, storage and redis/ all import it, so it imports ' +
         'only the rooms below them. Its Redis implementations live in redis/.',
       severity: 'error',
       from: { path: room('sessions') },
