@@ -94,7 +94,8 @@ module.exports = {
         'names the Redis backend, which lives in redis/.',
       severity: 'error',
       from: { path: room('storage'), pathNot: '^src/storage/index\\.ts$' },
-      to: { path: '^src/', pathNot: room('storage', 'config') },
+      // sessions/ sits below storage: storage re-exports its message bus and outage error (issue 29)
+      to: { path: '^src/', pathNot: room('storage', 'config', 'sessions') },
     },
     {
       name: 'mcp-not-to-redis',
@@ -103,7 +104,7 @@ module.exports = {
         'gets shared state through the interfaces it defines, and only the composition (app/, cli/) ' +
         'hands it a Redis implementation.',
       severity: 'error',
-      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports') },
+      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports', 'sessions', 'session-host') },
       to: { path: room('redis') },
     },
     {
@@ -122,6 +123,27 @@ module.exports = {
           '^src/auth/resource/dpop-replay-cache\\.ts$',
         ],
       },
+    },
+    {
+      name: 'sessions-is-a-base',
+      comment:
+        'sessions/ holds the state HTTP sessions share between nodes (the message bus, the session and ' +
+        'event store contracts with their in-memory implementations, the cluster link between nodes, the ' +
+        'outage error the transports answer with 503): the transports, the server, storage and redis/ all import it, so it imports ' +
+        'only the rooms below them. Its Redis implementations live in redis/.',
+      severity: 'error',
+      from: { path: room('sessions') },
+      to: { path: '^src/', pathNot: room('sessions', 'config', 'jsonrpc', 'schema', 'collections') },
+    },
+    {
+      name: 'session-host-is-a-seam',
+      comment:
+        'session-host/ is the contract between the HTTP transports and what serves their sessions (the ' +
+        'MCP server, the coming gateway): types and tiny helpers both sides import, since server/ may ' +
+        'not import transports/ nor transports/ server/. It imports only the rooms below both.',
+      severity: 'error',
+      from: { path: room('session-host') },
+      to: { path: '^src/', pathNot: room('session-host', 'sessions', 'protocol', 'schema', 'jsonrpc', 'config') },
     },
     {
       name: 'config-is-a-leaf',

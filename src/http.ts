@@ -15,9 +15,6 @@ export {
   streamableHttpKoa,
   InMemoryEventStore,
   InMemorySessionStore,
-  RedisSessionStore,
-  RedisEventStore,
-  redisMcpOptions,
   type StreamableHttpOptions,
   type EventStore,
   type StoredEvents,
@@ -25,10 +22,10 @@ export {
   type SessionState,
   type AdmitVerdict,
   type SharedSessionLimits,
-  type RedisSessionStoreOptions,
-  type RedisEventStoreOptions,
-  type RedisMcpOptions,
 } from './transports/streamable-http/server/index.js'
+export { RedisSessionStore, type RedisSessionStoreOptions } from './redis/session-store.js'
+export { RedisEventStore, type RedisEventStoreOptions } from './redis/event-store.js'
+export { redisMcpOptions, type RedisMcpOptions } from './redis/mcp-options.js'
 export { LegacySseHandler, type LegacySseOptions } from './transports/sse-legacy/server/index.js'
 export { StatelessJsonHandler, type StatelessJsonOptions } from './transports/stateless-json/index.js'
 export {

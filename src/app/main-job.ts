@@ -132,7 +132,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const server = options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
   if (options.onError !== undefined) server.onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
-  const shared = redis === undefined ? undefined : (await import('../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
+  const shared = redis === undefined ? undefined : (await import('../redis/mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds
   if (shared !== undefined) await server.shareNotifications(shared.bus)
   const mcp = createProtectedMcpApp(server, {

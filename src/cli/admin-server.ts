@@ -4,7 +4,7 @@ import type { AuthorizationServer } from '../auth/server/create-authorization-se
 import type { AuthorizationServerOptions } from '../auth/server/options.js'
 import { defaults } from '../config/defaults.js'
 import { loadConfigFile } from '../config/load-config-file.js'
-import type { MessageBus } from '../storage/message-bus.js'
+import type { MessageBus } from '../sessions/message-bus.js'
 import type { RecordStore } from '../storage/types.js'
 import { redisChoice, redisOptions, type RedisChoice } from './redis-option.js'
 import { readRedisStoreMarker } from './redis-store-marker.js'

@@ -3,7 +3,7 @@ import type { CallToolResult } from '../schema/features.js'
 import type { JsonSchemaValidator } from '../schema/json-schema.js'
 import { reportsInputErrorsAsToolResults } from '../schema/versions.js'
 import type { ServerContext } from './context.js'
-import { InputRequired } from './stateless/input-round.js'
+import { InputRequired } from './sessionless/input-round.js'
 import { optionalObject, requireString } from './params.js'
 import type { ToolRegistry } from './tool-registry.js'
 

@@ -12,14 +12,14 @@ import { PromptRegistry, type GetPrompt } from './prompt-registry.js'
 import { ResourceRegistry, type Completer, type ReadResource, type Removable, type TemplateCallbacks } from './resource-registry.js'
 import type { ServerCore } from './server-core.js'
 import { ServerSession } from './server-session.js'
-import { SERVER_WIDE } from './server-wide.js'
+import { SERVER_WIDE } from '../session-host/server-wide.js'
 import { SHARED_NOTIFICATIONS_CHANNEL, SharedNotifications } from './shared-notifications.js'
-import type { MessageBus } from '../storage/message-bus.js'
-import { readRequestMeta, type RequestMeta } from './stateless/request-meta.js'
-import { RequestStateSealer } from './stateless/request-state.js'
-import { checkStatelessRequest, serveStatelessRequest, type CacheHint, type StatelessServer } from './stateless/serve-stateless-request.js'
-import type { StatelessIo } from './stateless/stateless-context.js'
-import { SubscriptionHub } from './stateless/subscription-hub.js'
+import type { MessageBus } from '../sessions/message-bus.js'
+import type { RequestMeta, SessionHost, SessionlessIo } from '../session-host/session-host.js'
+import { readRequestMeta } from './sessionless/request-meta.js'
+import { RequestStateSealer } from './sessionless/request-state.js'
+import { checkSessionlessRequest, serveSessionlessRequest, type CacheHint, type SessionlessServer } from './sessionless/serve-sessionless-request.js'
+import { SubscriptionHub } from './sessionless/subscription-hub.js'
 import { ToolRegistry, type RegisteredTool, type ToolDefinition, type ToolHandler } from './tool-registry.js'
 import { fromSdkTool, type SdkSchema, type SdkToolConfig, type SdkToolHandler } from './sdk-tool-config.js'
 
@@ -63,11 +63,11 @@ export interface McpServerOptions {
  * await server.connect(new StdioServerTransport())
  * @see https://modelcontextprotocol.io/specification/2025-11-25/server
  */
-export class McpServer {
-  readonly #core: ServerCore
+export class McpServer implements SessionHost {
+  readonly #core: ServerCore<ServerSession>
   readonly #sessions = new Set<ServerSession>()
   readonly #options: McpServerOptions
-  readonly #stateless: StatelessServer
+  readonly #sessionless: SessionlessServer
   #capabilities: ServerCapabilities | undefined
   /** Set by shareNotifications: the other servers of the deployment. */
   #shared: SharedNotifications | undefined
@@ -99,7 +99,7 @@ export class McpServer {
       reportError: (error) => this.onerror?.(error),
     }
     const d = defaults.server
-    this.#stateless = {
+    this.#sessionless = {
       core: this.#core,
       sealer: new RequestStateSealer({ key: options.requestStateKey, maxBytes: d.maxRequestStateBytes }),
       subscriptions: new SubscriptionHub(),
@@ -111,11 +111,11 @@ export class McpServer {
 
   /** Open `subscriptions/listen` streams (2026-07-28). */
   get subscriptionCount(): number {
-    return this.#stateless.subscriptions.size
+    return this.#sessionless.subscriptions.size
   }
 
   /**
-   * Admit one request of the stateless revision (2026-07-28): its `_meta` (-32602 when a required
+   * Admit one request of the sessionless revision (2026-07-28): its `_meta` (-32602 when a required
    * member is missing), its revision (-32022) and its method (-32601). Transports call this before
    * serveStateless, and may check their own headers against the returned metadata in between.
    */
@@ -124,12 +124,12 @@ export class McpServer {
   }
 
   checkStateless(meta: RequestMeta, method: string): void {
-    checkStatelessRequest(this.#core, meta, method)
+    checkSessionlessRequest(this.#core, meta, method)
   }
 
   /** Serve one admitted 2026-07-28 request; rejects with a JsonRpcError for the wire. */
-  serveStateless(request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Record<string, unknown>> {
-    return serveStatelessRequest(this.#stateless, request, meta, io)
+  serveStateless(request: JsonRpcRequest, meta: RequestMeta, io: SessionlessIo): Promise<Record<string, unknown>> {
+    return serveSessionlessRequest(this.#sessionless, request, meta, io)
   }
 
   /** What this server declares at initialize: implied by what is registered, plus the options. */
@@ -193,7 +193,7 @@ export class McpServer {
 
   /** A session for one connection, not yet connected (HTTP transports drive it themselves). */
   createSession(options: { strictLifecycle?: boolean } = {}): ServerSession {
-    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, stateless: this.#stateless })
+    const session = new ServerSession(this.#core, { strictLifecycle: options.strictLifecycle ?? this.#options.strictLifecycle ?? true, sessionless: this })
     // the session tells the core when it closes and reports its errors there (no closures per session)
     this.#sessions.add(session)
     return session
@@ -240,7 +240,7 @@ export class McpServer {
   async close(): Promise<void> {
     const shared = this.#shared
     this.#shared = undefined
-    this.#stateless.subscriptions.closeAll()
+    this.#sessionless.subscriptions.closeAll()
     await Promise.all([...[...this.#sessions].map((s) => s.close()), shared?.close()])
   }
 
@@ -253,7 +253,7 @@ export class McpServer {
   /** A server-wide notification to this process's listen streams and sessions (raised here or by another server). */
   #deliver(method: string, params: JsonRpcParams | undefined): Promise<void> {
     // registries may report changes while the constructor still runs
-    const hub = this.#stateless?.subscriptions
+    const hub = this.#sessionless?.subscriptions
     if (method === 'notifications/resources/updated') {
       const uri = String(params?.uri)
       hub?.resourceUpdated(uri)

@@ -12,31 +12,27 @@ import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
-import { metaProtocolVersion, readRequestMeta } from './stateless/request-meta.js'
-import { RequestContextIo } from './stateless/request-context-io.js'
-import { checkStatelessRequest, serveStatelessRequest, type StatelessServer } from './stateless/serve-stateless-request.js'
+import { metaProtocolVersion } from '../schema/meta-protocol-version.js'
+import type { HostedSession, SessionHost } from '../session-host/session-host.js'
+import type { SharedSessionState } from '../sessions/shared-session-state.js'
+import { readRequestMeta } from './sessionless/request-meta.js'
+import { RequestContextIo } from './sessionless/request-context-io.js'
+
+/** What serves 2026-07-28 requests arriving on a session (the McpServer): handed in, so this file does not import the serving. */
+type SessionlessHost = Pick<SessionHost, 'checkStateless' | 'serveStateless'>
 import { optionalObject, requireString } from './params.js'
 
 type SessionHandler = (session: ServerSession, params: JsonRpcParams, context: ServerContext) => unknown
-
-/** What a client may change on its session after initialize, which a shared store keeps. */
-export interface SharedSessionState {
-  subscriptions?: readonly string[] | undefined
-  logLevel?: LoggingLevel | undefined
-}
-
-/** The methods that change a session's {@link SharedSessionState}: a shared store must learn of them. */
-export const SESSION_STATE_METHODS: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
 
 /**
  * One connection between an McpServer and a client: the negotiated version, what the client
  * declared, its log level and subscriptions. Server → client requests (sampling, elicitation,
  * roots) go through here; the server's tools, resources and prompts are shared by all sessions.
  */
-export class ServerSession {
-  readonly #core: ServerCore
+export class ServerSession implements HostedSession {
+  readonly #core: ServerCore<ServerSession>
   /** Serves 2026-07-28 requests that arrive on this connection without an initialize. */
-  readonly #stateless: StatelessServer | undefined
+  readonly #sessionless: SessionlessHost | undefined
   readonly #endpoint: Endpoint
   readonly #lifecycle: ServerLifecycle
   /** Made on the first resources/subscribe: most sessions never subscribe. */
@@ -53,9 +49,9 @@ export class ServerSession {
   onclose?: () => void
   onerror?: (error: Error) => void
 
-  constructor(core: ServerCore, options: { strictLifecycle: boolean; stateless?: StatelessServer }) {
+  constructor(core: ServerCore<ServerSession>, options: { strictLifecycle: boolean; sessionless?: SessionlessHost }) {
     this.#core = core
-    this.#stateless = options.stateless
+    this.#sessionless = options.sessionless
     this.#capabilities = core.capabilities()
     this.#lifecycle = new ServerLifecycle({ strict: options.strictLifecycle })
     this.#endpoint = new Endpoint(new ServerSession.#Hooks(this))
@@ -238,7 +234,7 @@ export class ServerSession {
       this.#session.#lifecycle.beforeRequest(request)
     }
     routeRequest(request: JsonRpcRequest): RequestHandler | undefined {
-      return this.#session.#routeStateless(request)
+      return this.#session.#routeSessionless(request)
     }
     assertCanRequest(method: string): void {
       if (!clientSupports(method, this.#session.#clientCapabilities ?? {})) {
@@ -285,12 +281,12 @@ export class ServerSession {
    * A 2026-07-28 request (its `_meta` names a protocol version) on a connection no initialize
    * claimed: served statelessly, so one pipe carries both eras as the revision allows.
    */
-  #routeStateless(request: JsonRpcRequest): RequestHandler | undefined {
-    if (this.#stateless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
+  #routeSessionless(request: JsonRpcRequest): RequestHandler | undefined {
+    if (this.#sessionless === undefined || this.#protocolVersion !== undefined || metaProtocolVersion(request.params) === undefined) return undefined
     return async (params, context) => {
       const meta = readRequestMeta(params)
-      checkStatelessRequest(this.#core, meta, request.method)
-      return serveStatelessRequest(this.#stateless!, request, meta, new RequestContextIo(context))
+      this.#sessionless!.checkStateless(meta, request.method)
+      return this.#sessionless!.serveStateless(request, meta, new RequestContextIo(context))
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { JsonRpcParams } from '../jsonrpc/index.js'
-import type { MessageBus } from '../storage/message-bus.js'
+import type { MessageBus } from '../sessions/message-bus.js'
 
 /** The bus channel servers share their notifications on, unless `shareNotifications` is given another. */
 export const SHARED_NOTIFICATIONS_CHANNEL = 'mcp:server-notifications'

@@ -16,7 +16,8 @@ import { WATCHED_RESOURCE_URI } from '../../src/demo/demo-resources.js'
 import type { McpServer } from '../../src/server/mcp-server.js'
 import { RedisConnection } from '../../src/redis/connection.js'
 import { StreamableHttpClientTransport } from '../../src/transports/streamable-http/client/index.js'
-import { StreamableHttpHandler, redisMcpOptions, type StreamableHttpOptions } from '../../src/transports/streamable-http/server/index.js'
+import { StreamableHttpHandler, type StreamableHttpOptions } from '../../src/transports/streamable-http/server/index.js'
+import { redisMcpOptions } from '../../src/redis/mcp-options.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 import {
   callTool,

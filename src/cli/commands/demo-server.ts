@@ -71,7 +71,7 @@ ${serverUsageTail(25, 'Redis is unreachable')}
     // processes on one Redis share the requestState key: an input round one asked, any answers
     const server = createDemoServer(redis === undefined ? {} : { requestStateKey: await sharedRequestStateKey(redis) })
     server.onerror = onerror
-    const shared = redis === undefined ? undefined : (await import('../../transports/streamable-http/server/redis-mcp-options.js')).redisMcpOptions(redis)
+    const shared = redis === undefined ? undefined : (await import('../../redis/mcp-options.js')).redisMcpOptions(redis)
     // list changes and resource updates raised on one process reach the streams every process holds
     if (shared !== undefined) await server.shareNotifications(shared.bus)
     if (typeof values['auth-server'] === 'string') {

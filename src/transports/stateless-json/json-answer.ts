@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/index.js'
 import { endSoon } from '../http/end-soon.js'
-import type { AnswerSink } from '../http/shared-stateless-transport.js'
+import type { AnswerSink } from '../http/pooled-session-transport.js'
 
 const RESOLVED: Promise<void> = Promise.resolve()
 

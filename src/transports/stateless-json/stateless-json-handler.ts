@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestId } from '../../jsonrpc/index.js'
 import type { MessageExtra } from '../../protocol/transport.js'
 import { defaults } from '../../config/defaults.js'
-import type { McpServer } from '../../server/mcp-server.js'
+import type { SessionHost } from '../../session-host/session-host.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../http/header-checks.js'
 import { HttpError } from '../../net/http-error.js'
@@ -11,9 +11,9 @@ import { OriginPolicy } from '../http/origin-policy.js'
 import { endSoon } from '../http/end-soon.js'
 import { readJsonBody } from '../../net/read-json-body.js'
 import { sendHttpError } from '../../net/send-http-error.js'
-import { SharedStatelessSessions, hasSessionScopedRequest } from '../http/shared-stateless-sessions.js'
-import { StatelessEndpoint } from '../http/stateless-endpoint.js'
-import { isStatelessEraRequest } from '../http/stateless-headers.js'
+import { PooledSessions, hasSessionScopedRequest } from '../http/pooled-sessions.js'
+import { SessionlessEndpoint } from '../http/sessionless/sessionless-endpoint.js'
+import { isSessionlessRequest } from '../http/sessionless/sessionless-headers.js'
 import { JsonAnswer } from './json-answer.js'
 import { JsonExchangeTransport } from './json-exchange-transport.js'
 
@@ -39,18 +39,18 @@ export interface StatelessJsonOptions {
  * http.createServer((req, res) => rest.handle(req, res))
  */
 export class StatelessJsonHandler {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #policy: OriginPolicy
   readonly #maxBodyBytes: number
-  readonly #shared: SharedStatelessSessions
-  readonly #statelessRevision: StatelessEndpoint
+  readonly #pooled: PooledSessions
+  readonly #sessionless: SessionlessEndpoint
 
-  constructor(server: McpServer, options: StatelessJsonOptions) {
+  constructor(server: SessionHost, options: StatelessJsonOptions) {
     this.#server = server
     this.#policy = new OriginPolicy(options)
     this.#maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
-    this.#shared = new SharedStatelessSessions(server)
-    this.#statelessRevision = new StatelessEndpoint(server, { allowSse: false, keepAliveMs: 0, maxListenStreams: 0, maxListenStreamsPerPrincipal: 0 })
+    this.#pooled = new PooledSessions(server)
+    this.#sessionless = new SessionlessEndpoint(server, { allowSse: false, keepAliveMs: 0, maxListenStreams: 0, maxListenStreamsPerPrincipal: 0 })
   }
 
   async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
@@ -60,8 +60,8 @@ export class StatelessJsonHandler {
       requireAccept(req.headers, ACCEPT_JSON)
       requireJsonContentType(req.headers)
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
-      // 2026-07-28 requests are stateless by nature: served as on /mcp, answered with JSON only
-      if (isStatelessEraRequest(req.headers, body)) return this.#statelessRevision.handle(req, res, body)
+      // 2026-07-28 requests are sessionless by nature: served as on /mcp, answered with JSON only
+      if (isSessionlessRequest(req.headers, body)) return this.#sessionless.handle(req, res, body)
       const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
       const { batch, messages, requestIds: owed } = classifyBody(body)
       refuseBatchUnlessAllowed(batch, protocolVersion)
@@ -69,9 +69,9 @@ export class StatelessJsonHandler {
       if (hasSessionScopedRequest(messages)) return await this.#serveAlone(res, body, batch, owed, protocolVersion, extra)
       if (owed.length === 0) {
         endSoon(res.writeHead(202))
-        return await this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
+        return await this.#pooled.serve(res, messages, batch, protocolVersion, extra, undefined)
       }
-      await this.#shared.serve(res, messages, batch, protocolVersion, extra, new JsonAnswer(res, owed, batch))
+      await this.#pooled.serve(res, messages, batch, protocolVersion, extra, new JsonAnswer(res, owed, batch))
     } catch (error) {
       sendHttpError(res, error)
     }
@@ -79,7 +79,7 @@ export class StatelessJsonHandler {
 
   /** End the shared sessions. */
   async close(): Promise<void> {
-    await this.#shared.close()
+    await this.#pooled.close()
   }
 
   /** A request that changes session state (logging/setLevel, ...) gets a throwaway session of its own. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
-import type { McpServer } from '../../../server/mcp-server.js'
+import type { SessionHost } from '../../../session-host/session-host.js'
 import { acceptRequirement, header, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
 import { requestExtra } from '../../http/json-rpc-body.js'
@@ -38,13 +38,13 @@ interface LegacySession extends LimitedSession {
  * @see https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse
  */
 export class LegacySseHandler {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #policy: OriginPolicy
   readonly #options: Required<Omit<LegacySseOptions, 'allowedOrigins' | 'allowedHosts'>>
   readonly #sessions = new Map<string, LegacySession>()
   readonly #limits: SessionLimits<LegacySession>
 
-  constructor(server: McpServer, options: LegacySseOptions) {
+  constructor(server: SessionHost, options: LegacySseOptions) {
     this.#server = server
     this.#policy = new OriginPolicy(options)
     this.#options = {
@@ -76,7 +76,8 @@ export class LegacySseHandler {
       const entry: LegacySession = { transport, owner, lastSeen: Date.now(), busy: false, close: () => void transport.close() }
       this.#sessions.set(sessionId, entry)
       this.#limits.added(entry)
-      const session = await this.#server.connect(transport)
+      const session = this.#server.createSession()
+      await session.connect(transport)
       const previous = session.onclose
       session.onclose = () => {
         previous?.()

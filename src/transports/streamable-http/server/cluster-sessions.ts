@@ -1,8 +1,8 @@
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
-import { ClusterLink, type ClusterHooks, type StampedState } from './cluster-link.js'
+import type { MessageBus } from '../../../sessions/message-bus.js'
+import { ClusterLink, type ClusterHooks, type StampedState } from '../../../sessions/cluster-link.js'
 import type { LiveSession } from './live-session.js'
-import { answeredTag, nodeOfTag, untag } from './request-id-tags.js'
+import { answeredTag, nodeOfTag, untag } from '../../../sessions/request-id-tags.js'
 
 const NOOP = () => {}
 

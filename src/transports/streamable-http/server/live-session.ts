@@ -1,10 +1,10 @@
-import type { ServerSession } from '../../../server/server-session.js'
+import type { HostedSession } from '../../../session-host/session-host.js'
 import type { LimitedSession } from '../../http/session-limits.js'
 import type { SessionTransport } from './session-transport.js'
 
 /** A session this process serves, with what the limits need of it (a class: one per session, no closures). */
 export class LiveSession implements LimitedSession {
-  readonly session: ServerSession
+  readonly session: HostedSession
   readonly transport: SessionTransport
   readonly owner: string
   lastSeen = Date.now()
@@ -14,7 +14,7 @@ export class LiveSession implements LimitedSession {
   /** With a shared store: when this copy was last checked against it (ms, performance.now()). */
   checkedAt = 0
 
-  constructor(session: ServerSession, transport: SessionTransport, owner: string) {
+  constructor(session: HostedSession, transport: SessionTransport, owner: string) {
     this.session = session
     this.transport = transport
     this.owner = owner

@@ -4,7 +4,7 @@ import type { HttpError } from '../../../net/http-error.js'
 import { endSoon } from '../../http/end-soon.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
-import type { EventStore, StoredEvents } from './event-store.js'
+import type { EventStore, StoredEvents } from '../../../sessions/event-store.js'
 
 /** What the streams of one session share, read from the session's transport (no copy per stream). */
 export interface StreamHost {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { defaults } from '../../../config/defaults.js'
 import { HttpError } from '../../../net/http-error.js'
-import type { McpServer } from '../../../server/mcp-server.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
+import type { SessionHost } from '../../../session-host/session-host.js'
+import type { MessageBus } from '../../../sessions/message-bus.js'
 import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../../http/session-limits.js'
 import { ClusterSessions } from './cluster-sessions.js'
-import { InMemoryEventStore, type EventStore } from './event-store.js'
+import { InMemoryEventStore, type EventStore } from '../../../sessions/event-store.js'
 import { LiveSession } from './live-session.js'
-import type { SessionState, SessionStore } from './session-store.js'
+import type { SessionState, SessionStore } from '../../../sessions/session-store.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 
 export interface SessionTableOptions {
@@ -39,7 +39,7 @@ function settle(result: Promise<void> | void): void {
  * others; only DELETE, or an eviction by the store, ends the session itself.
  */
 export class SessionTable {
-  readonly #server: McpServer
+  readonly #server: SessionHost
   readonly #options: SessionTableOptions
   readonly #sessions = new Map<string, LiveSession>()
   readonly #limits: SessionLimits<LiveSession>
@@ -55,7 +55,7 @@ export class SessionTable {
   readonly #restoring = new Map<string, Promise<LiveSession | undefined>>()
   readonly #sweep: NodeJS.Timeout | undefined
 
-  constructor(server: McpServer, options: SessionTableOptions) {
+  constructor(server: SessionHost, options: SessionTableOptions) {
     const d = defaults.streamableHttp
     this.#server = server
     this.#options = options

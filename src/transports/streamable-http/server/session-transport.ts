@@ -3,12 +3,12 @@ import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, JsonRpcPayload, RequestId } from '../../../jsonrpc/index.js'
 import { HttpError } from '../../../net/http-error.js'
 import type { SendOptions, Transport, TransportSink } from '../../../protocol/transport.js'
-import { isServerWide } from '../../../server/server-wide.js'
+import { isServerWide } from '../../../session-host/server-wide.js'
 import { SseWriter } from '../../http/sse-writer.js'
-import type { ClusterLink, HeldStream } from './cluster-link.js'
-import type { EventStore, StoredEvents } from './event-store.js'
+import type { ClusterLink, HeldStream } from '../../../sessions/cluster-link.js'
+import type { EventStore, StoredEvents } from '../../../sessions/event-store.js'
 import { OutboundStream, type StreamHost } from './outbound-stream.js'
-import { tagOutgoing, tagPrefix } from './request-id-tags.js'
+import { tagOutgoing, tagPrefix } from '../../../sessions/request-id-tags.js'
 
 /** What every session of one handler shares (one object per handler, not per session). */
 export interface SessionTransportOptions {

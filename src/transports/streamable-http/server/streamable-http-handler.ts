@@ -1,11 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { defaults } from '../../../config/defaults.js'
-import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
 import type { AuthInfo } from '../../../protocol/context.js'
-import type { MessageExtra } from '../../../protocol/transport.js'
-import type { McpServer } from '../../../server/mcp-server.js'
-import { SESSION_STATE_METHODS } from '../../../server/server-session.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
+import type { SessionHost } from '../../../session-host/session-host.js'
+import { SESSION_STATE_METHODS } from '../../../sessions/shared-session-state.js'
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '../../../schema/versions.js'
 import { acceptRequirement, header, readProtocolVersionHeader, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
@@ -14,66 +11,21 @@ import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
-import { SharedStatelessSessions, hasSessionScopedRequest } from '../../http/shared-stateless-sessions.js'
 import { sessionOwner } from '../../http/session-owner.js'
-import { asHttpFailure, storageUnavailableError } from '../../http/storage-unavailable.js'
-import { isStorageUnavailable } from '../../../storage/errors.js'
-import { InMemoryEventStore, streamOfEventId, type EventStore } from './event-store.js'
+import { asHttpFailure, saveFailure } from '../../http/storage-unavailable.js'
+import { streamOfEventId } from '../../../sessions/event-store.js'
 import type { LiveSession } from './live-session.js'
-import type { SessionStore } from './session-store.js'
-import { OutboundStream, type StreamHost } from './outbound-stream.js'
 import { SessionTable } from './session-table.js'
-import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
-import { StatelessEndpoint } from '../../http/stateless-endpoint.js'
-import { isStatelessEraRequest } from '../../http/stateless-headers.js'
+import { StatelessPosts } from './stateless-posts.js'
+import { resolveStreamableHttpOptions, type ResolvedStreamableHttpOptions, type StreamableHttpOptions } from './streamable-http-options.js'
+import { SessionlessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
+import { isSessionlessRequest } from '../../http/sessionless/sessionless-headers.js'
 import { isStatelessRevision } from '../../../schema/revisions.js'
 
 const ACCEPT_POST = acceptRequirement(['application/json', 'text/event-stream'])
 const ACCEPT_GET = acceptRequirement(['text/event-stream'])
 
-export interface StreamableHttpOptions {
-  /** No sessions, no GET stream: every POST stands alone (the server is still built once). */
-  stateless?: boolean
-  /** Answer with application/json when possible (default), or always with SSE. */
-  preferJsonResponse?: boolean
-  maxBodyBytes?: number
-  sessionIdleMs?: number
-  maxSessions?: number
-  /** Most live sessions of one principal (or, without auth, one client address). */
-  maxSessionsPerPrincipal?: number
-  /** Most open 2026-07-28 subscriptions/listen streams, in all and per principal. */
-  maxListenStreams?: number
-  maxListenStreamsPerPrincipal?: number
-  keepAliveMs?: number
-  retryMs?: number
-  /** Hosts accepted in the Host header (and, by default, in Origin). Required. */
-  allowedHosts: readonly string[]
-  /** Origins accepted; default: those whose host is an allowed host. */
-  allowedOrigins?: readonly string[] | undefined
-  /**
-   * Where session state is kept for other processes (or handlers) to pick a session up. None by
-   * default: a live session is found in this handler's own memory, so a copy there would only cost.
-   */
-  sessionStore?: SessionStore | undefined
-  eventStore?: EventStore
-  /**
-   * Several processes behind one load balancer serve the same sessions, over this bus (a
-   * `RedisConnection`, or `redisMcpOptions(connection).bus`): a message a session sends
-   * with no request stream to carry it reaches the process holding its GET stream; the client's
-   * answer to a request another process sent (elicitation, sampling, roots), or its
-   * notifications/cancelled for a request another process handles, is forwarded there; DELETE
-   * ends the session in every process. Give the McpServer the same bus (`shareNotifications`)
-   * for list changes and resource updates. Use with a shared `sessionStore` and `eventStore`.
-   */
-  bus?: MessageBus | undefined
-}
-
 const NO_CANCELS: JsonRpcMessage[] = []
-
-/** The failure of a save the answer waited for: 503 when the store is unreachable. */
-function saveFailure(error: unknown, id: RequestId | null): HttpError {
-  return isStorageUnavailable(error) ? storageUnavailableError(error, id) : new HttpError(500, 'Internal server error', { cause: error, id })
-}
 
 /** Requests may carry verified credentials set by an auth layer in front (issue order 4). */
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
@@ -86,7 +38,6 @@ function refuseStatelessRevision(req: IncomingMessage): void {
     throw new HttpError(405, 'Method Not Allowed: protocol version 2026-07-28 has no GET stream and no sessions; POST subscriptions/listen instead', { headers: { Allow: 'POST' } })
   }
 }
-const NO_HEADERS: Record<string, string> = {}
 /**
  * The Streamable HTTP server transport, independent of any framework: `handle(req, res)` serves
  * one request on the MCP endpoint. Mount it in Koa with `streamableHttpKoa`, or call it from a
@@ -98,37 +49,17 @@ const NO_HEADERS: Record<string, string> = {}
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http
  */
 export class StreamableHttpHandler {
-  readonly #server: McpServer
-  readonly #options: Required<Omit<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore' | 'bus'>> & Pick<StreamableHttpOptions, 'allowedOrigins' | 'sessionStore'>
+  readonly #options: ResolvedStreamableHttpOptions
   readonly #policy: OriginPolicy
   /** The sessions of the handshake era (none in stateless mode). */
   readonly #sessions: SessionTable
-  /** Stateless mode: one long-lived session per protocol version. */
-  readonly #shared: SharedStatelessSessions
+  /** POSTs that name no session: stateless mode, and pings. */
+  readonly #statelessPosts: StatelessPosts
   /** 2026-07-28 requests: no session at all. */
-  readonly #statelessRevision: StatelessEndpoint
-  /** What every throwaway session of stateless mode's transport shares. */
-  readonly #statelessTransports: SessionTransportOptions
-  /** The streams of stateless mode's shared sessions: nothing stored, never primed. */
-  readonly #unstoredStreams: StreamHost
+  readonly #sessionless: SessionlessEndpoint
 
-  constructor(server: McpServer, options: StreamableHttpOptions) {
-    const d = defaults.streamableHttp
-    this.#server = server
-    this.#options = {
-      stateless: false,
-      preferJsonResponse: d.preferJsonResponse,
-      maxBodyBytes: d.maxBodyBytes,
-      sessionIdleMs: d.sessionIdleMs,
-      maxSessions: d.maxSessions,
-      maxSessionsPerPrincipal: d.maxSessionsPerPrincipal,
-      maxListenStreams: d.maxListenStreams,
-      maxListenStreamsPerPrincipal: d.maxListenStreamsPerPrincipal,
-      keepAliveMs: d.keepAliveMs,
-      retryMs: d.retryMs,
-      eventStore: new InMemoryEventStore(),
-      ...options,
-    }
+  constructor(server: SessionHost, options: StreamableHttpOptions) {
+    this.#options = resolveStreamableHttpOptions(options)
     this.#policy = new OriginPolicy({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
     const o = this.#options
     const { keepAliveMs, retryMs, preferJsonResponse } = o
@@ -142,10 +73,8 @@ export class StreamableHttpHandler {
       sweep: !o.stateless,
       transports: { keepAliveMs, retryMs, preferJsonResponse },
     })
-    this.#statelessTransports = { eventStore: undefined, keepAliveMs, retryMs, preferJsonResponse }
-    this.#unstoredStreams = { sessionId: undefined, eventStore: undefined, keepAliveMs, retryMs, prime: false }
-    this.#shared = new SharedStatelessSessions(server)
-    this.#statelessRevision = new StatelessEndpoint(server, {
+    this.#statelessPosts = new StatelessPosts(server, { keepAliveMs, retryMs, preferJsonResponse })
+    this.#sessionless = new SessionlessEndpoint(server, {
       allowSse: true,
       keepAliveMs: this.#options.keepAliveMs,
       maxListenStreams: this.#options.maxListenStreams,
@@ -160,7 +89,7 @@ export class StreamableHttpHandler {
 
   /** Open 2026-07-28 subscriptions/listen streams. */
   get listenStreamCount(): number {
-    return this.#statelessRevision.listenStreams
+    return this.#sessionless.listenStreams
   }
 
   /** Serve one HTTP request. Never throws: every failure is answered in the protocol's format. */
@@ -187,7 +116,7 @@ export class StreamableHttpHandler {
    * end: the sessions live on for the other processes.
    */
   async close(): Promise<void> {
-    await this.#shared.close()
+    await this.#statelessPosts.close()
     await this.#sessions.close()
   }
 
@@ -196,7 +125,7 @@ export class StreamableHttpHandler {
     requireJsonContentType(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
     // one endpoint, two eras: 2026-07-28 requests carry everything they need; the rest negotiated at initialize
-    if (isStatelessEraRequest(req.headers, body)) return this.#statelessRevision.handle(req, res, body)
+    if (isSessionlessRequest(req.headers, body)) return this.#sessionless.handle(req, res, body)
     const versionHeader = readProtocolVersionHeader(req.headers)
 
     const { batch, messages: parsed, requestIds } = classifyBody(body)
@@ -223,13 +152,11 @@ export class StreamableHttpHandler {
 
     // a liveness check needs no session: a ping that names none is answered, as the SDK v2 server does
     if (!this.#options.stateless && onlyPings(parsed) && header(req.headers, 'mcp-session-id') === undefined) {
-      return this.#postShared(res, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
+      return this.#statelessPosts.postPooled(res, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
     }
 
     if (this.#options.stateless) {
-      const protocolVersion = versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
-      if (hasSessionScopedRequest(parsed)) return this.#postStateless(res, body, batch, requestIds, protocolVersion, extra)
-      return this.#postShared(res, parsed, batch, requestIds, protocolVersion, extra)
+      return this.#statelessPosts.post(res, body, parsed, batch, requestIds, versionHeader ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION, extra)
     }
 
     try {
@@ -274,43 +201,6 @@ export class StreamableHttpHandler {
       const requestId = (message as { params?: { requestId?: unknown } }).params?.requestId
       if (typeof requestId === 'string' || typeof requestId === 'number') live.transport.cancelled(requestId)
     }
-  }
-
-  /**
-   * Stateless requests that change nothing session-wide are served by one long-lived session per
-   * protocol version (ids remapped per request), so a stateless POST builds no session at all.
-   */
-  async #postShared(res: ServerResponse, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    refuseBatchUnlessAllowed(batch, protocolVersion)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      return this.#shared.serve(res, messages, batch, protocolVersion, extra, undefined)
-    }
-    const stream = new OutboundStream(res, requestIds, this.#unstoredStreams, '', NO_HEADERS, {
-      batch,
-      preferJson: this.#options.preferJsonResponse,
-      standalone: false,
-    })
-    return this.#shared.serve(res, messages, batch, protocolVersion, extra, stream)
-  }
-
-  async #postStateless(res: ServerResponse, body: unknown, batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
-    refuseBatchUnlessAllowed(batch, protocolVersion)
-    const session = this.#server.createSession({ strictLifecycle: false })
-    session.restore({ protocolVersion })
-    const transport = new SessionTransport(undefined, this.#statelessTransports)
-    await session.connect(transport)
-    if (requestIds.length === 0) {
-      endSoon(res.writeHead(202))
-      session.receive(body, extra)
-      void session.close()
-      return
-    }
-    const stream = transport.openExchange(res, requestIds, batch, {})
-    stream.onfinished = () => void session.close()
-    // a client that hangs up ends the work done for it
-    res.once('close', () => void session.close())
-    session.receive(body, extra)
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {

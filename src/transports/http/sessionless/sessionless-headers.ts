@@ -1,18 +1,18 @@
 import type { IncomingHttpHeaders } from 'node:http'
-import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../jsonrpc/index.js'
-import { decodeHeaderValue } from '../../schema/header-values.js'
-import { HEADERS, NAME_FIELD, isStatelessRevision, revisionOf } from '../../schema/revisions.js'
-import { metaProtocolVersion } from '../../server/stateless/request-meta.js'
-import { header } from './header-checks.js'
+import { ErrorCode, JsonRpcError, type JsonRpcRequest } from '../../../jsonrpc/index.js'
+import { decodeHeaderValue } from '../../../schema/header-values.js'
+import { HEADERS, NAME_FIELD, isStatelessRevision, revisionOf } from '../../../schema/revisions.js'
+import { metaProtocolVersion } from '../../../schema/meta-protocol-version.js'
+import { header } from '../header-checks.js'
 
 /**
- * Which era a POST to the MCP endpoint belongs to. The stateless path takes a request whose
- * MCP-Protocol-Version is a stateless revision, and one that names no revision we negotiate at
- * initialize but carries the stateless `_meta` (so an unknown future revision is answered with
+ * Which era a POST to the MCP endpoint belongs to. The sessionless path takes a request whose
+ * MCP-Protocol-Version is a sessionless revision, and one that names no revision we negotiate at
+ * initialize but carries the sessionless `_meta` (so an unknown future revision is answered with
  * -32022 and the list of what we speak, and a missing header with -32020). Everything else
  * (initialize, session traffic, requests of older clients) takes the handshake path.
  */
-export function isStatelessEraRequest(headers: IncomingHttpHeaders, body: unknown): boolean {
+export function isSessionlessRequest(headers: IncomingHttpHeaders, body: unknown): boolean {
   const version = header(headers, HEADERS.protocolVersion)
   if (version !== undefined && isStatelessRevision(version)) return true
   if (version !== undefined && revisionOf(version) !== undefined) return false
@@ -21,12 +21,12 @@ export function isStatelessEraRequest(headers: IncomingHttpHeaders, body: unknow
 }
 
 /**
- * The request headers of the stateless revision against the body: MCP-Protocol-Version equal to
+ * The request headers of the sessionless revision against the body: MCP-Protocol-Version equal to
  * the `_meta` version, Mcp-Method equal to the method, Mcp-Name equal to the name or URI the
  * method carries. Any of them missing or different is -32020 (HTTP 400).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#server-validation
  */
-export function checkStatelessHeaders(headers: IncomingHttpHeaders, request: JsonRpcRequest, protocolVersion: string): void {
+export function checkSessionlessHeaders(headers: IncomingHttpHeaders, request: JsonRpcRequest, protocolVersion: string): void {
   const version = header(headers, HEADERS.protocolVersion)
   if (version === undefined) throw mismatch('the MCP-Protocol-Version header is required')
   if (version !== protocolVersion) throw mismatch(`MCP-Protocol-Version header ${JSON.stringify(version)} does not match _meta protocol version ${JSON.stringify(protocolVersion)}`)

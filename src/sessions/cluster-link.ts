@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import { defaults } from '../../../config/defaults.js'
-import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
-import type { SharedSessionState } from '../../../server/server-session.js'
-import { StorageUnavailableError } from '../../../storage/errors.js'
-import type { MessageBus } from '../../../storage/message-bus.js'
+import { defaults } from '../config/defaults.js'
+import type { JsonRpcMessage } from '../jsonrpc/index.js'
+import type { SharedSessionState } from './shared-session-state.js'
+import { StorageUnavailableError } from './storage-unavailable.js'
+import type { MessageBus } from './message-bus.js'
 
 /** Shared state as it travels: with the time it was saved, so a copy takes only newer ones. */
 export type StampedState = SharedSessionState & { updatedAt?: number | undefined }

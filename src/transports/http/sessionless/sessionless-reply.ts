@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { JSONRPC_VERSION, type JsonRpcParams, type JsonRpcResponse } from '../../jsonrpc/index.js'
-import { InFlightRequest } from '../../protocol/cancellation.js'
-import type { AuthInfo } from '../../protocol/context.js'
-import type { StatelessIo } from '../../server/stateless/stateless-context.js'
-import { endSoon } from './end-soon.js'
-import { SseWriter } from './sse-writer.js'
+import { JSONRPC_VERSION, type JsonRpcParams, type JsonRpcResponse } from '../../../jsonrpc/index.js'
+import { InFlightRequest } from '../../../protocol/cancellation.js'
+import type { AuthInfo } from '../../../protocol/context.js'
+import type { SessionlessIo } from '../../../session-host/session-host.js'
+import { endSoon } from '../end-soon.js'
+import { SseWriter } from '../sse-writer.js'
 
 const RESOLVED = Promise.resolve()
 
@@ -16,7 +16,7 @@ const RESOLVED = Promise.resolve()
  * over HTTP); its AbortSignal is only made when the handler reads it.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http#receiving-messages
  */
-export class StatelessReply implements StatelessIo {
+export class SessionlessReply implements SessionlessIo {
   readonly authInfo: AuthInfo | undefined
   readonly headers: IncomingHttpHeaders
   /** Runs once the response stream closes, answered or not. */

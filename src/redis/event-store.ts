@@ -1,8 +1,8 @@
-import { defaults } from '../../../config/defaults.js'
-import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
-import type { RedisConnection } from '../../../redis/connection.js'
-import { streamOfEventId, type EventStore, type StoredEvents } from './event-store.js'
-import { RedisScript } from '../../../redis/script.js'
+import { defaults } from '../config/defaults.js'
+import type { JsonRpcMessage } from '../jsonrpc/index.js'
+import type { RedisConnection } from './connection.js'
+import { streamOfEventId, type EventStore, type StoredEvents } from '../sessions/event-store.js'
+import { RedisScript } from './script.js'
 
 export interface RedisEventStoreOptions {
   /** Events kept per stream (oldest dropped first); at least one. */

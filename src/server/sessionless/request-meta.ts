@@ -1,16 +1,10 @@
 import { ErrorCode, JsonRpcError, type JsonRpcParams } from '../../jsonrpc/index.js'
 import type { ClientCapabilities, Implementation } from '../../schema/capabilities.js'
-import type { LoggingLevel } from '../../schema/features.js'
 import { META } from '../../schema/revisions.js'
+import type { RequestMeta } from '../../session-host/session-host.js'
 import { isLoggingLevel } from '../logging.js'
 
-/** What a 2026-07-28 request says about itself in `params._meta`. */
-export interface RequestMeta {
-  protocolVersion: string
-  clientCapabilities: ClientCapabilities
-  clientInfo: Implementation | undefined
-  logLevel: LoggingLevel | undefined
-}
+export type { RequestMeta }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -41,13 +35,6 @@ export function readRequestMeta(params: JsonRpcParams | undefined): RequestMeta 
     clientInfo: clientInfo as Implementation | undefined,
     logLevel,
   }
-}
-
-/** The protocol version a request's `_meta` names, without validating the rest. */
-export function metaProtocolVersion(params: unknown): unknown {
-  if (!isObject(params)) return undefined
-  const meta = params._meta
-  return isObject(meta) ? meta[META.protocolVersion] : undefined
 }
 
 function invalid(message: string): JsonRpcError {

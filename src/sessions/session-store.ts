@@ -1,5 +1,5 @@
-import type { ClientCapabilities, Implementation } from '../../../schema/capabilities.js'
-import type { LoggingLevel } from '../../../schema/features.js'
+import type { ClientCapabilities, Implementation } from '../schema/capabilities.js'
+import type { LoggingLevel } from '../schema/features.js'
 
 /** What survives of a session outside the process that holds its live connection. */
 export interface SessionState {

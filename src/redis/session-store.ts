@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import { defaults } from '../../../config/defaults.js'
-import type { RedisConnection } from '../../../redis/connection.js'
-import { RedisScript } from '../../../redis/script.js'
-import type { AdmitVerdict, SessionState, SessionStore, SharedSessionLimits } from './session-store.js'
+import { defaults } from '../config/defaults.js'
+import type { RedisConnection } from './connection.js'
+import { RedisScript } from './script.js'
+import type { AdmitVerdict, SessionState, SessionStore, SharedSessionLimits } from '../sessions/session-store.js'
 
 export interface RedisSessionStoreOptions {
   /** A session nobody used for this long (ms) is gone; every request (and every open stream) refreshes it. */

@@ -1,18 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ErrorCode, JSONRPC_VERSION, JsonRpcError, classifyMessage, errorResponse, salvageId, type JsonRpcRequest } from '../../jsonrpc/index.js'
-import { HttpError } from '../../net/http-error.js'
-import type { AuthInfo } from '../../protocol/context.js'
-import type { McpServer } from '../../server/mcp-server.js'
-import type { RequestMeta } from '../../server/stateless/request-meta.js'
-import { endSoon } from './end-soon.js'
-import { markOpenEndedStream } from './open-ended-stream.js'
-import { sessionOwner } from './session-owner.js'
-import { checkStatelessHeaders } from './stateless-headers.js'
-import { StatelessReply } from './stateless-reply.js'
-import { paramHeadersOf } from '../../schema/x-mcp-header.js'
-import { checkParamHeaders } from './tool-param-headers.js'
+import { ErrorCode, JSONRPC_VERSION, JsonRpcError, classifyMessage, errorResponse, salvageId, type JsonRpcRequest } from '../../../jsonrpc/index.js'
+import { HttpError } from '../../../net/http-error.js'
+import type { AuthInfo } from '../../../protocol/context.js'
+import type { RequestMeta, SessionHost } from '../../../session-host/session-host.js'
+import { endSoon } from '../end-soon.js'
+import { markOpenEndedStream } from '../open-ended-stream.js'
+import { sessionOwner } from '../session-owner.js'
+import { checkSessionlessHeaders } from './sessionless-headers.js'
+import { SessionlessReply } from './sessionless-reply.js'
+import { paramHeadersOf } from '../../../schema/x-mcp-header.js'
+import { checkParamHeaders } from '../tool-param-headers.js'
 
-export interface StatelessEndpointOptions {
+export interface SessionlessEndpointOptions {
   /** false on the JSON-only endpoint: notifications are dropped, subscriptions/listen is not served. */
   allowSse: boolean
   keepAliveMs: number
@@ -23,7 +22,7 @@ export interface StatelessEndpointOptions {
 
 type AuthenticatedRequest = IncomingMessage & { auth?: AuthInfo }
 
-/** The HTTP status of a JSON-RPC error on the stateless path. */
+/** The HTTP status of a JSON-RPC error on the sessionless path. */
 function statusOf(code: number): number {
   switch (code) {
     case ErrorCode.MethodNotFound:
@@ -38,20 +37,20 @@ function statusOf(code: number): number {
 }
 
 /**
- * The HTTP side of the stateless revision (2026-07-28), for a body already read and routed here:
+ * The HTTP side of the sessionless revision (2026-07-28), for a body already read and routed here:
  * one JSON-RPC message per POST, checked in the order the revision gives (the `_meta` → the
  * headers against the body → the revision and the method), served by the McpServer with no
  * session, and answered as JSON or SSE. Refusals carry the request's id and their HTTP status
  * (400, or 404 for a method the revision does not have).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http
  */
-export class StatelessEndpoint {
-  readonly #server: McpServer
-  readonly #options: StatelessEndpointOptions
+export class SessionlessEndpoint {
+  readonly #server: SessionHost
+  readonly #options: SessionlessEndpointOptions
   readonly #listeners = new Map<string, number>()
   #listening = 0
 
-  constructor(server: McpServer, options: StatelessEndpointOptions) {
+  constructor(server: SessionHost, options: SessionlessEndpointOptions) {
     this.#server = server
     this.#options = options
   }
@@ -82,7 +81,7 @@ export class StatelessEndpoint {
     let meta: RequestMeta
     try {
       meta = this.#server.readStatelessMeta(request.params)
-      checkStatelessHeaders(req.headers, request, meta.protocolVersion)
+      checkSessionlessHeaders(req.headers, request, meta.protocolVersion)
       if (request.method === 'tools/call') this.#checkToolHeaders(req, request)
       this.#server.checkStateless(meta, request.method)
       if (request.method === 'subscriptions/listen' && !this.#options.allowSse) {
@@ -106,7 +105,7 @@ export class StatelessEndpoint {
   }
 
   #serve(req: AuthenticatedRequest, res: ServerResponse, request: JsonRpcRequest, meta: RequestMeta, onclose?: () => void): void {
-    const reply = new StatelessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
+    const reply = new SessionlessReply(req, res, { allowSse: this.#options.allowSse, keepAliveMs: this.#options.keepAliveMs })
     reply.onclose = onclose
     // the id only: a listen stream held open keeps nothing else of its request alive
     const id = request.id

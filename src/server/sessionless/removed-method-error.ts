@@ -1,6 +1,6 @@
 import { ErrorCode, JsonRpcError } from '../../jsonrpc/index.js'
 
-/** What a client sends instead of a method the stateless revision removed. */
+/** What a client sends instead of a method the sessionless revision (2026-07-28) removed. */
 const INSTEAD: Readonly<Record<string, string>> = Object.freeze(
   Object.assign(Object.create(null) as Record<string, string>, {
     ping: 'send server/discover to check that the server answers',

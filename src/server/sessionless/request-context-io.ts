@@ -1,13 +1,13 @@
 import type { JsonRpcParams } from '../../jsonrpc/index.js'
 import type { AuthInfo, RequestContext } from '../../protocol/context.js'
-import type { StatelessIo } from './stateless-context.js'
+import type { SessionlessIo } from '../../session-host/session-host.js'
 
 /**
- * The StatelessIo of a 2026-07-28 request that came over a session's connection (stdio, or a
+ * The SessionlessIo of a 2026-07-28 request that came over a session's connection (stdio, or a
  * pipe that also carries a handshake-era session): the request's own context underneath. Its
  * signal is read only when the handler asks for it, as the endpoint makes it on first use.
  */
-export class RequestContextIo implements StatelessIo {
+export class RequestContextIo implements SessionlessIo {
   readonly #context: RequestContext
 
   constructor(context: RequestContext) {
@@ -20,7 +20,7 @@ export class RequestContextIo implements StatelessIo {
   get authInfo(): AuthInfo | undefined {
     return this.#context.authInfo
   }
-  get headers(): StatelessIo['headers'] {
+  get headers(): SessionlessIo['headers'] {
     return this.#context.headers
   }
 

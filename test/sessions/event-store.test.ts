@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { JsonRpcMessage } from '../../../../src/jsonrpc/index.js'
-import { InMemoryEventStore } from '../../../../src/transports/streamable-http/server/event-store.js'
+import type { JsonRpcMessage } from '../../src/jsonrpc/index.js'
+import { InMemoryEventStore } from '../../src/sessions/event-store.js'
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: n, progressToken: 't' } })
 

@@ -7,23 +7,7 @@ import type { CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResu
 import type { InputOptions, ServerContext } from '../context.js'
 import { isAtLeast } from '../logging.js'
 import type { InputRound } from './input-round.js'
-import type { RequestMeta } from './request-meta.js'
-
-/** What a stateless request needs from its transport. */
-export interface StatelessIo {
-  /** Aborts when the client goes away (HTTP: the response stream closed; stdio: notifications/cancelled). */
-  signal: AbortSignal
-  /** Send a notification about this request (progress, log) ahead of its response. */
-  notify(method: string, params: JsonRpcParams): Promise<void>
-  /**
-   * Run `callback` once when the client goes away (when `signal` aborts), at once if it has. A
-   * stream held open uses this rather than a listener on `signal`, which costs its own
-   * AbortController and EventTarget per stream.
-   */
-  onCancel(callback: () => void): void
-  authInfo?: AuthInfo | undefined
-  headers?: Readonly<Record<string, string | string[] | undefined>> | undefined
-}
+import type { RequestMeta, SessionlessIo } from '../../session-host/session-host.js'
 
 const isElicitResult = (value: unknown): value is ElicitResult => {
   const action = (value as { action?: unknown } | null)?.action
@@ -39,7 +23,7 @@ const isListRootsResult = (value: unknown): value is ListRootsResult => Array.is
  * The ServerContext of one 2026-07-28 request: no session; the client's capabilities and log
  * level come from the request's `_meta`; questions to the client become an input-required round.
  */
-export class StatelessRequestContext implements ServerContext {
+export class SessionlessRequestContext implements ServerContext {
   readonly requestId: RequestId
   readonly method: string
   readonly meta: Record<string, unknown> | undefined
@@ -47,11 +31,11 @@ export class StatelessRequestContext implements ServerContext {
   readonly session = undefined
   readonly sessionId = undefined
   readonly round: InputRound | undefined
-  readonly #io: StatelessIo
+  readonly #io: SessionlessIo
   readonly #request: RequestMeta
   #reporter: ReturnType<typeof createProgressReporter> | undefined
 
-  constructor(requestId: RequestId, method: string, params: JsonRpcParams, request: RequestMeta, io: StatelessIo, round: InputRound | undefined) {
+  constructor(requestId: RequestId, method: string, params: JsonRpcParams, request: RequestMeta, io: SessionlessIo, round: InputRound | undefined) {
     this.requestId = requestId
     this.method = method
     this.meta = params._meta as Record<string, unknown> | undefined
@@ -67,7 +51,7 @@ export class StatelessRequestContext implements ServerContext {
   get authInfo(): AuthInfo | undefined {
     return this.#io.authInfo
   }
-  get headers(): StatelessIo['headers'] {
+  get headers(): SessionlessIo['headers'] {
     return this.#io.headers
   }
   get protocolVersion(): string {

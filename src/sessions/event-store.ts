@@ -1,6 +1,6 @@
-import { BoundedMap } from '../../../collections/bounded-map.js'
-import { defaults } from '../../../config/defaults.js'
-import type { JsonRpcMessage } from '../../../jsonrpc/index.js'
+import { BoundedMap } from '../collections/bounded-map.js'
+import { defaults } from '../config/defaults.js'
+import type { JsonRpcMessage } from '../jsonrpc/index.js'
 
 /**
  * Where SSE events are kept so a client can resume a stream with Last-Event-ID. Every call is

@@ -5,9 +5,9 @@ import { featureMethod } from '../feature-methods.js'
 import type { ServerCore } from '../server-core.js'
 import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import { removedMethodError } from './removed-method-error.js'
-import type { RequestMeta } from './request-meta.js'
+import type { RequestMeta, SessionlessIo } from '../../session-host/session-host.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
-import { StatelessRequestContext, type StatelessIo } from './stateless-context.js'
+import { SessionlessRequestContext } from './sessionless-context.js'
 import { listen } from './listen-stream.js'
 import type { SubscriptionHub } from './subscription-hub.js'
 
@@ -17,8 +17,8 @@ export interface CacheHint {
   cacheScope: CacheScope
 }
 
-/** What the stateless path needs of an McpServer. */
-export interface StatelessServer {
+/** What the sessionless path (2026-07-28) needs of an McpServer. */
+export interface SessionlessServer {
   core: ServerCore
   sealer: RequestStateSealer
   subscriptions: SubscriptionHub
@@ -35,7 +35,7 @@ type Result = Record<string, unknown>
  * does speak) or for a method that revision does not have (-32601; for one it removed, such as
  * `ping`, saying what to send instead).
  */
-export function checkStatelessRequest(core: ServerCore, meta: RequestMeta, method: string): void {
+export function checkSessionlessRequest(core: ServerCore, meta: RequestMeta, method: string): void {
   const revision = revisionOf(meta.protocolVersion)
   if (revision === undefined || revision.era !== 'stateless' || !core.supportedProtocolVersions.includes(meta.protocolVersion)) {
     throw new JsonRpcError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${meta.protocolVersion}`, {
@@ -55,13 +55,13 @@ function offers(core: ServerCore, method: string): boolean {
 }
 
 /**
- * Serve one request of the stateless revision (2026-07-28), already admitted by
- * checkStatelessRequest: `server/discover`, `subscriptions/listen` (resolves when the stream
+ * Serve one request of the sessionless revision (2026-07-28), already admitted by
+ * checkSessionlessRequest: `server/discover`, `subscriptions/listen` (resolves when the stream
  * ends), and the feature methods with multi-round input. Results carry `resultType`, the
  * server's identity in `_meta`, and caching hints where the revision asks for them.
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-export function serveStatelessRequest(server: StatelessServer, request: JsonRpcRequest, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+export function serveSessionlessRequest(server: SessionlessServer, request: JsonRpcRequest, meta: RequestMeta, io: SessionlessIo): Promise<Result> {
   switch (request.method) {
     case 'server/discover':
       return Promise.resolve(decorate(server, request.method, discover(server.core)))
@@ -79,12 +79,12 @@ function discover(core: ServerCore): Result {
   return result
 }
 
-async function runFeature(server: StatelessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: StatelessIo): Promise<Result> {
+async function runFeature(server: SessionlessServer, request: JsonRpcRequest, params: JsonRpcParams, meta: RequestMeta, io: SessionlessIo): Promise<Result> {
   const { core } = server
   const feature = featureMethod(request.method)!
   const inputs = INPUT_REQUIRED_METHODS.has(request.method) ? openInputs(server, request.method, params, io.authInfo) : undefined
   const round = inputs === undefined ? undefined : new InputRound(inputs.answers, meta.clientCapabilities)
-  const context = new StatelessRequestContext(request.id, request.method, params, meta, io, round)
+  const context = new SessionlessRequestContext(request.id, request.method, params, meta, io, round)
   let outcome: { result: Result } | { error: unknown }
   try {
     outcome = { result: (await feature.run(core, params, context, meta.protocolVersion)) as Result }
@@ -128,7 +128,7 @@ class Inputs {
 }
 
 /** The answers a retry brings: those sealed in its requestState plus its inputResponses. */
-function openInputs(server: StatelessServer, method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined): Inputs {
+function openInputs(server: SessionlessServer, method: string, params: JsonRpcParams, authInfo: AuthInfo | undefined): Inputs {
   const inputs = new Inputs(method, params, authInfo)
   const responses = params.inputResponses
   if (params.requestState === undefined && responses === undefined) return inputs
@@ -149,7 +149,7 @@ function openInputs(server: StatelessServer, method: string, params: JsonRpcPara
   return inputs
 }
 
-function inputRequired(server: StatelessServer, round: InputRound, inputs: Inputs): Result {
+function inputRequired(server: SessionlessServer, round: InputRound, inputs: Inputs): Result {
   if (inputs.round + 1 > server.maxInputRounds) {
     throw new JsonRpcError(ErrorCode.InvalidParams, `Invalid params: this request asked for input ${inputs.round} times already; start it again`)
   }
@@ -177,7 +177,7 @@ function notFoundAsInvalidParams(error: unknown, protocolVersion: string): unkno
   return error
 }
 
-function decorate(server: StatelessServer, method: string, result: Result): Result {
+function decorate(server: SessionlessServer, method: string, result: Result): Result {
   if (result.resultType === 'input_required') return result
   // Object.assign, not `{ ...result, resultType }`: on Node 20 that spread with a property after
   // it cost ~1.7 µs a call and gave a copy slower to stringify; this copy costs ~40 ns

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, JsonRpcParams } from '../../../jsonrpc/index.js'
+import type { JsonRpcMessage, JsonRpcParams } from '../jsonrpc/index.js'
 
 /**
  * Ids of the requests a server sends to a client (elicitation, sampling, roots) when several

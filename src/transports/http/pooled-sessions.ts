@@ -1,9 +1,8 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage } from '../../jsonrpc/index.js'
 import type { MessageExtra } from '../../protocol/transport.js'
-import type { McpServer } from '../../server/mcp-server.js'
-import type { ServerSession } from '../../server/server-session.js'
-import { SharedStatelessTransport, type AnswerSink } from './shared-stateless-transport.js'
+import type { HostedSession, SessionHost } from '../../session-host/session-host.js'
+import { PooledSessionTransport, type AnswerSink } from './pooled-session-transport.js'
 
 /**
  * Requests that change state kept per session: a stateless POST carrying one gets a throwaway
@@ -20,20 +19,21 @@ export function hasSessionScopedRequest(messages: readonly JsonRpcMessage[]): bo
 }
 
 interface Shared {
-  session: ServerSession
-  transport: SharedStatelessTransport
+  session: HostedSession
+  transport: PooledSessionTransport
 }
 
 /**
  * The sessions that serve stateless POSTs (Streamable HTTP in stateless mode, and the JSON-only
  * endpoint): one long-lived session per protocol version, made on its first request, with ids
- * remapped per request by SharedStatelessTransport. A stateless POST then builds no session at all.
+ * remapped per request by PooledSessionTransport (pooled: shared by every POST of that version, in
+ * this process only; distinct from the 2026-07-28 sessionless revision, which has no session). A stateless POST then builds no session at all.
  */
-export class SharedStatelessSessions {
-  readonly #server: McpServer
-  readonly #shared = new Map<string, Shared>()
+export class PooledSessions {
+  readonly #server: SessionHost
+  readonly #pooled = new Map<string, Shared>()
 
-  constructor(server: McpServer) {
+  constructor(server: SessionHost) {
     this.#server = server
   }
 
@@ -51,7 +51,7 @@ export class SharedStatelessSessions {
     extra: MessageExtra,
     sink: AnswerSink | undefined,
   ): Promise<void> | undefined {
-    const shared = this.#shared.get(protocolVersion)
+    const shared = this.#pooled.get(protocolVersion)
     if (shared === undefined) return this.#open(protocolVersion).then((opened) => this.#dispatch(opened, res, messages, batch, extra, sink))
     this.#dispatch(shared, res, messages, batch, extra, sink)
     return undefined
@@ -69,19 +69,19 @@ export class SharedStatelessSessions {
   }
 
   async close(): Promise<void> {
-    const all = [...this.#shared.values()]
-    this.#shared.clear()
+    const all = [...this.#pooled.values()]
+    this.#pooled.clear()
     await Promise.all(all.map((shared) => shared.session.close()))
   }
 
   async #open(protocolVersion: string): Promise<Shared> {
-    let shared = this.#shared.get(protocolVersion)
+    let shared = this.#pooled.get(protocolVersion)
     if (shared === undefined) {
       const session = this.#server.createSession({ strictLifecycle: false })
       session.restore({ protocolVersion })
-      const transport = new SharedStatelessTransport()
+      const transport = new PooledSessionTransport()
       shared = { session, transport }
-      this.#shared.set(protocolVersion, shared)
+      this.#pooled.set(protocolVersion, shared)
       await session.connect(transport)
     }
     return shared

@@ -6,9 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { JsonRpcMessage } from '../../src/jsonrpc/index.js'
 import { RedisConnection } from '../../src/redis/connection.js'
-import { RedisEventStore } from '../../src/transports/streamable-http/server/redis-event-store.js'
-import { RedisSessionStore } from '../../src/transports/streamable-http/server/redis-session-store.js'
-import type { SessionState } from '../../src/transports/streamable-http/server/session-store.js'
+import { RedisEventStore } from '../../src/redis/event-store.js'
+import { RedisSessionStore } from '../../src/redis/session-store.js'
+import type { SessionState } from '../../src/sessions/session-store.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 let redis: RedisServer

@@ -1,7 +1,7 @@
 import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest, type RequestId } from '../../jsonrpc/index.js'
 import { META } from '../../schema/revisions.js'
 import type { ServerCore } from '../server-core.js'
-import type { StatelessIo } from './stateless-context.js'
+import type { SessionlessIo } from '../../session-host/session-host.js'
 import { honouredFilter, type HubListener, type SubscriptionFilter, type SubscriptionHub } from './subscription-hub.js'
 
 type Result = Record<string, unknown>
@@ -14,7 +14,7 @@ const NO_URIS: ReadonlySet<string> = new Set()
  * (resolves then, its answer unsent) or the server closes (resolves with the listen result).
  * @see https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions
  */
-export function listen(hub: SubscriptionHub, core: ServerCore, request: JsonRpcRequest, io: StatelessIo): Promise<Result> {
+export function listen(hub: SubscriptionHub, core: ServerCore, request: JsonRpcRequest, io: SessionlessIo): Promise<Result> {
   const requested = request.params?.notifications
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
     return Promise.reject(new JsonRpcError(ErrorCode.InvalidParams, 'Invalid params: notifications must be an object (the subscription filter)'))
@@ -32,11 +32,11 @@ class ListenStream implements HubListener {
   readonly uris: ReadonlySet<string>
   readonly #hub: SubscriptionHub
   readonly #core: ServerCore
-  readonly #io: StatelessIo
+  readonly #io: SessionlessIo
   readonly #tag: Record<string, RequestId>
   #done: ((result: Result) => void) | undefined
 
-  constructor(hub: SubscriptionHub, core: ServerCore, id: RequestId, filter: SubscriptionFilter, io: StatelessIo) {
+  constructor(hub: SubscriptionHub, core: ServerCore, id: RequestId, filter: SubscriptionFilter, io: SessionlessIo) {
     this.filter = filter
     this.uris = filter.resourceSubscriptions === undefined ? NO_URIS : new Set(filter.resourceSubscriptions)
     this.#hub = hub

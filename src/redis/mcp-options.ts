@@ -1,7 +1,7 @@
-import type { MessageBus } from '../../../storage/message-bus.js'
-import type { RedisConnection } from '../../../redis/connection.js'
-import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js'
-import { RedisSessionStore } from './redis-session-store.js'
+import type { MessageBus } from '../sessions/message-bus.js'
+import type { RedisConnection } from './connection.js'
+import { RedisEventStore, type RedisEventStoreOptions } from './event-store.js'
+import { RedisSessionStore } from './session-store.js'
 
 export interface RedisMcpOptions extends RedisEventStoreOptions {
   /** Idle expiry (ms) of a session in Redis; give the handler the same `sessionIdleMs`. */

@@ -20,7 +20,7 @@ interface Route {
  * never collide. Messages not tied to a live request have nowhere to go (no GET stream) and are
  * dropped.
  */
-export class SharedStatelessTransport implements Transport {
+export class PooledSessionTransport implements Transport {
   readonly #routes = new Map<RequestId, Route>()
   #next = 0
 
