@@ -1,11 +1,10 @@
 /**
- * Issue 29, item 6: the layering rules of .dependency-cruiser.cjs, checked by `npm run lint:layers`
- * against the known-violations baseline, pass on today's tree and fail on a NEW violation of each
- * rule the acceptance names (and on a new type-only circle). The baseline only lists violations
- * that still happen, so it shrinks as the issue's later items land.
+ * Issue 29, item 6: the layering rules of .dependency-cruiser.cjs, checked by `npm run lint:layers`,
+ * pass on today's tree with no exceptions (no list of known violations, no `--ignore-known`) and
+ * fail on a violation of each rule the acceptance names (and on a new type-only circle).
  */
 import { execFile } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -14,7 +13,6 @@ import { REPO_ROOT } from '../helpers/paths.js'
 
 const run = promisify(execFile)
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-const BASELINE = '.dependency-cruiser-known-violations.json'
 
 interface Outcome {
   code: number
@@ -47,10 +45,10 @@ describe('the layering check (npm run lint:layers)', () => {
   let copy: string
 
   beforeAll(() => {
-    // A copy of the project's rule file, baseline, scripts and src/, so new violations can be
+    // A copy of the project's rule file, scripts and src/, so new violations can be
     // planted without touching the working tree other tests and builds read.
     copy = mkdtempSync(join(tmpdir(), 'mcp-auth-layering-'))
-    for (const file of ['.dependency-cruiser.cjs', BASELINE, 'package.json', 'tsconfig.json']) cpSync(join(REPO_ROOT, file), join(copy, file))
+    for (const file of ['.dependency-cruiser.cjs', 'package.json', 'tsconfig.json']) cpSync(join(REPO_ROOT, file), join(copy, file))
     cpSync(join(REPO_ROOT, 'src'), join(copy, 'src'), { recursive: true })
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
   })
@@ -59,26 +57,23 @@ describe('the layering check (npm run lint:layers)', () => {
     if (copy) rmSync(copy, { recursive: true, force: true })
   })
 
-  it('passes on the tree as it is, with only the known violations', SLOW, async () => {
+  it('passes on the tree as it is', SLOW, async () => {
     const outcome = await lintLayers(REPO_ROOT)
     expect(outcome.output).toContain('no dependency violations found')
+    expect(outcome.output).not.toContain('known violations ignored')
     expect(outcome.code).toBe(0)
   })
 
-  it('keeps the baseline to violations that still happen, so it only shrinks', SLOW, async () => {
+  it('admits no exceptions: no list of known violations, every violation of the tree counts', SLOW, async () => {
+    const script = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['lint:layers']
+    expect(script).not.toMatch(/--ignore-known|--known-violations/)
+    expect(existsSync(join(REPO_ROOT, '.dependency-cruiser-known-violations.json'))).toBe(false)
     const { stdout } = await run(
       process.execPath,
       [join(REPO_ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'baseline'],
-      {
-        cwd: REPO_ROOT,
-        timeout: 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-      },
+      { cwd: REPO_ROOT, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
     )
-    const now = new Set((JSON.parse(stdout) as Violation[]).map(key))
-    const recorded = (JSON.parse(readFileSync(join(REPO_ROOT, BASELINE), 'utf8')) as Violation[]).map(key)
-    const gone = recorded.filter((entry) => !now.has(entry))
-    expect(gone, `fixed, so run \`npx depcruise-baseline -c .dependency-cruiser.cjs src\` and commit the smaller ${BASELINE}`).toEqual([])
+    expect((JSON.parse(stdout) as Violation[]).map(key)).toEqual([])
   })
 
   it('fails on a new violation of each rule the acceptance names, and on a new type-only circle', SLOW, async () => {
@@ -103,7 +98,7 @@ describe('the layering check (npm run lint:layers)', () => {
     ]) {
       expect(outcome.output).toMatch(new RegExp(`error ${rule}: ${from!.replaceAll('.', '\\.')} →`))
     }
-    // Only the planted files break a rule: the baseline still covers every violation of today's tree.
+    // Only the planted files break a rule: today's tree breaks none.
     const flagged = outcome.output.split('\n').filter((line) => /^\s*error /.test(line))
     expect(flagged.filter((line) => !line.includes('layering-probe-'))).toEqual([])
   })
