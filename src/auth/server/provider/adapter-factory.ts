@@ -197,7 +197,7 @@ const SUCCESSOR_LINKS = 'RefreshTokenSuccessor'
  * so a copy of the data file holds no usable token. (Session and DeviceCode are looked up by
  * `uid` / `userCode` and need their id back, so they keep it.)
  */
-const CREDENTIAL_MODELS = new Set([
+export const CREDENTIAL_MODELS: ReadonlySet<string> = new Set([
   'AccessToken',
   'AuthorizationCode',
   'RefreshToken',

@@ -16,7 +16,7 @@ import Provider, { errors, interactionPolicy, type KoaContextWithOIDC } from 'oi
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 import { isSpecialUseIP } from 'oidc-provider/lib/helpers/fetch_request.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAdapterFactory } from '../../../../src/auth/server/provider/adapter-factory.js'
+import { CREDENTIAL_MODELS, createAdapterFactory } from '../../../../src/auth/server/provider/adapter-factory.js'
 import { createProvider } from '../../../../src/auth/server/provider/create-provider.js'
 import { ScopePolicy } from '../../../../src/auth/server/provider/scope-policy.js'
 import { resolveOptions } from '../../../../src/auth/server/options.js'
@@ -226,16 +226,7 @@ describe('the adapter option (adapter-factory.ts; end to end: refresh-grace, cli
     expect(id).toBe(value)
     expect(payload['jti']).toBe(value)
     // the credential models hashedIdAdapter lists are oidc-provider's model names
-    for (const model of [
-      'AccessToken',
-      'AuthorizationCode',
-      'RefreshToken',
-      'ClientCredentials',
-      'RegistrationAccessToken',
-      'InitialAccessToken',
-      'PushedAuthorizationRequest',
-      'BackchannelAuthenticationRequest',
-    ]) {
+    for (const model of CREDENTIAL_MODELS) {
       expect(typeof (provider as unknown as Record<string, unknown>)[model], model).toBe('function')
     }
   })
