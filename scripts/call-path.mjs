@@ -117,6 +117,8 @@ async function main() {
   const { createServer } = await import('node:http')
   const { createHash, randomBytes } = await import('node:crypto')
   const { pathToFileURL, fileURLToPath } = await import('node:url')
+  // the benchmarks' plain-JS form hand-off: the login and consent pages as a browser passes them
+  const { formLogin } = await import('../bench/fixtures/form-handoff.mjs')
 
   const { values } = parseArgs({
     options: {
@@ -217,7 +219,7 @@ async function main() {
       })) {
         authorize.searchParams.set(k, v)
       }
-      const code = (await formLogin(authorize, redirectUri, password)).searchParams.get('code')
+      const code = (await formLogin(authorize, { username: 'demo', password, redirectUri })).callback.searchParams.get('code')
       if (code === null) throw new Error('the login ended without a code')
       const params = { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, resource }
       const { response, body } = name === undefined ? await read(tokenRequest(params)) : await traced(name, () => tokenRequest(params))
@@ -277,52 +279,6 @@ async function main() {
   async function read(pending) {
     const response = await pending
     return { response, body: await response.text() }
-  }
-
-  /** The login and consent pages as a browser would pass them: cookies kept, forms posted with their CSRF field. */
-  async function formLogin(start, redirectUri, secret) {
-    const cookies = new Map()
-    let url = start
-    let method = 'GET'
-    let body
-    for (let step = 0; step < 20; step++) {
-      if (url.href.startsWith(redirectUri)) return url
-      const response = await fetch(url, {
-        method,
-        redirect: 'manual',
-        headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}) },
-        ...(body ? { body } : {}),
-      })
-      for (const line of response.headers.getSetCookie()) {
-        const [pair] = line.split(';')
-        const eq = pair.indexOf('=')
-        cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim())
-      }
-      method = 'GET'
-      body = undefined
-      const location = response.headers.get('location')
-      if (response.status >= 300 && response.status < 400 && location !== null) {
-        url = new URL(location, url)
-        continue
-      }
-      const html = await response.text()
-      const csrf = /name="csrf" value="([^"]*)"/.exec(html)?.[1]
-      if (response.status !== 200 || csrf === undefined) throw new Error(`unexpected page ${response.status} at ${url.href}: ${html.slice(0, 300)}`)
-      const button = html.includes('id="sign-in"') ? 'sign-in' : 'allow'
-      const form = html
-        .split('<form')
-        .slice(1)
-        .find((f) => f.includes(`id="${button}"`))
-      const action = /action="([^"]+)"/.exec(form ?? '')?.[1]
-      if (action === undefined) throw new Error(`no form with #${button} at ${url.href}`)
-      url = new URL(
-        action.replace(/&#(\d+);/g, (_m, c) => String.fromCharCode(Number(c))),
-        url,
-      )
-      body = new URLSearchParams(button === 'sign-in' ? { csrf, username: 'demo', password: secret } : { csrf })
-      method = 'POST'
-    }
-    throw new Error('too many redirects')
   }
 
   /** Prints one path: the walk (runs of one folder collapsed, with the functions entered there) and its counts. */

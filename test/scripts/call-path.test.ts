@@ -6,18 +6,19 @@
  * it still gets through and counts what it says.
  */
 import { spawnSync } from 'node:child_process'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 interface Walk {
   path: string
+  root: string
   depth?: number
   entries: number
   folders: number
   hops: number
   back: number
-  walk: { folder: string; functions: string[]; back: boolean }[]
+  walk: { folder: string; functions: string[]; back: boolean; calls?: string[] }[]
 }
 
 function run(...args: string[]): Walk[] {
@@ -78,7 +79,10 @@ describe('scripts/call-path.mjs', () => {
   })
 
   it('with --depth 2 counts a sub-folder as its room (auth/server/provider as auth/server)', () => {
-    const [shallow] = run('--path', 'token-code', '--depth', '2')
+    // --root and --calls as docs/architecture.md shows them (the root here is this checkout)
+    const [shallow] = run('--root', REPO_ROOT, '--path', 'token-code', '--depth', '2', '--calls')
+    expect(shallow!.root).toBe(resolve(REPO_ROOT))
+    for (const step of shallow!.walk) expect(step.calls?.[0]).toMatch(/^\S+\.js:\d+ \S/)
     expect(shallow!.depth).toBe(2)
     expect(shallow!.walk.every((step) => step.folder.split('/').length <= 2)).toBe(true)
     expect(shallow!.hops).toBeLessThanOrEqual(walks[2]!.hops)
