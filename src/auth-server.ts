@@ -15,8 +15,31 @@ export { ResourceStore } from './auth/server/stores/resource-store.js'
 export type { StoredResource } from './auth/server/stores/resource-store.js'
 export type { Account } from './auth/server/stores/account-store.js'
 export { loadSigningKeys, rotateSigningKeys } from './auth/server/keys/signing-keys.js'
-export { createLowdbStorage, createMemoryStorage, createRedisStorage, RedisConnection, StorageLockedError, StorageUnavailableError } from './storage/index.js'
-export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, RedisConnectionOptions, RedisStorageOptions } from './storage/index.js'
+export {
+  createLowdbStorage,
+  createMemoryStorage,
+  createRedisStorage,
+  RedisConnection,
+  StorageLockedError,
+  StorageUnavailableError,
+  StoreDamagedError,
+  inspectEmbeddedStore,
+  backupEmbeddedStore,
+  restoreEmbeddedStore,
+} from './storage/index.js'
+export type {
+  AuthStorage,
+  EmbeddedStorage,
+  EmbeddedStoreStats,
+  InspectedStore,
+  BackupWritten,
+  OidcAdapter,
+  OidcPayload,
+  RecordStore,
+  RedisConnectionOptions,
+  RedisStorageOptions,
+  StorageStats,
+} from './storage/index.js'
 export {
   OAuthError,
   InvalidRequestError,

@@ -200,8 +200,29 @@ export const defaults = {
   storage: {
     /** Directory for embedded storage, signing keys and secrets (created 0700; files 0600). */
     dataDir: './data',
-    /** File name of the lowdb database inside the data directory. */
+    /**
+     * File name of the embedded store's marker inside the data directory: its format version (2),
+     * so that an older build refuses the directory instead of starting empty. In format 1 it held
+     * the whole store; such a file is migrated on first start and kept as `<dbFile>.v1-backup`.
+     */
     dbFile: 'mcp-auth.json',
+    /** The embedded store's snapshot (one record per line), beside the marker. */
+    snapshotFile: 'mcp-auth.snapshot',
+    /** The embedded store's append-only journals, `<journalFile>.<generation>`, beside the marker. */
+    journalFile: 'mcp-auth.journal',
+    /** Suffix of the format-1 store kept after its migration. */
+    v1BackupSuffix: '.v1-backup',
+    /**
+     * When the embedded store writes a fresh snapshot in the background (a compaction): once the
+     * journal holds more than `minJournalBytes` and more than `journalRatio` times the snapshot, so a
+     * compaction's cost (the whole store) is spread over as many bytes of writes.
+     */
+    compaction: {
+      minJournalBytes: 16 * 1024 * 1024,
+      journalRatio: 1,
+      /** Bytes of snapshot serialized between two yields to the event loop. */
+      chunkBytes: 256 * 1024,
+    },
     /**
      * How often (ms) expired records are swept from the embedded store, so the file does not grow
      * without bound. Expiry is also checked on every read.

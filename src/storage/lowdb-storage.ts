@@ -1,145 +1,84 @@
 import { dirname } from 'node:path'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { Low } from 'lowdb'
 import { defaults } from '../config/defaults.js'
-import { DurableJsonFile } from './durable-json-file.js'
+import { JournaledStoreFile, type CompactionSettings, type EmbeddedStoreStats } from './embedded/journaled-store-file.js'
+import { encodeLine, modelLineJson } from './embedded/record-line.js'
+import { emptyDocument, tableOf, type StoreDocument, type StoredModel } from './embedded/store-document.js'
 import { acquireFileLock } from './file-lock.js'
-import { ensurePrivateDir, removeStaleTempFiles } from './private-file.js'
+import { ensurePrivateDir } from './private-file.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, StoredEntry } from './types.js'
-
-/** The file format this build reads and writes. */
-const VERSION = 1
-
-type Table<V> = Record<string, V>
-interface StoredModel {
-  payload: OidcPayload
-  /** Epoch ms; absent for records that never expire. */
-  expiresAt?: number
-}
-interface StoreFile {
-  version: typeof VERSION
-  models: Table<Table<StoredModel>>
-  records: Table<Table<object>>
-}
 
 /** Options of {@link createLowdbStorage}. */
 export interface LowdbStorageOptions {
-  /** Path of the JSON file; its directory is created 0700 and the file written 0600. */
+  /**
+   * Path of the store's marker file (`<dataDir>/mcp-auth.json`); the snapshot and journals go beside
+   * it. Its directory is created 0700 and every file written 0600.
+   */
   file: string
-  /** How often (ms) expired records are swept from the file. Default `defaults.storage.sweepIntervalMs`. */
+  /** How often (ms) expired records are swept from memory (and the sweep journaled). Default `defaults.storage.sweepIntervalMs`. */
   sweepIntervalMs?: number
   /** Clock in epoch ms (tests inject one). */
   now?: () => number
+  /** Where the store reports what it did on its own (a migration, a torn tail dropped, a failed compaction). Default: stderr. */
+  warn?: (message: string) => void
+  /** When compactions run; default `defaults.storage.compaction`. */
+  compaction?: Partial<CompactionSettings>
 }
 
-// Ids come from clients and users (a username may well be "__proto__"), so tables have no prototype.
-const table = <V>(entries: object = {}): Table<V> => Object.assign(Object.create(null) as Table<V>, entries)
+/** The embedded store: the storage seam, plus what its operator asks of it. */
+export interface EmbeddedStorage extends AuthStorage {
+  /** Writes a fresh snapshot now and starts a new journal (the store does it on its own as the journal grows). */
+  compact(): Promise<void>
+  stats(): EmbeddedStoreStats
+  entries(): AsyncIterable<StoredEntry>
+}
 
 const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+const quote = JSON.stringify
+/** Entries a sweep looks at between two yields to the event loop. */
+const SWEEP_CHUNK = 4096
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-function tablesOf<V>(value: unknown, where: string, check: (entry: unknown) => boolean): Table<Table<V>> {
-  if (!isObject(value)) throw new Error(`${where} is not an object`)
-  const tables = table<Table<V>>()
-  for (const [name, entries] of Object.entries(value)) {
-    if (!isObject(entries)) throw new Error(`${where}.${name} is not an object`)
-    for (const [id, entry] of Object.entries(entries)) {
-      if (!check(entry)) throw new Error(`${where}.${name}[${JSON.stringify(id)}] is malformed`)
-    }
-    tables[name] = table<V>(entries)
-  }
-  return tables
-}
-
-function parseStore(raw: unknown, file: string): StoreFile {
-  if (!isObject(raw)) throw new Error(`storage file ${file} is not an mcp-auth store (expected a JSON object)`)
-  if (raw['version'] !== VERSION) {
-    throw new Error(
-      `storage file ${file} has format version ${JSON.stringify(raw['version'])}; this build reads version ${VERSION} only (upgrade mcp-auth or restore a matching backup)`,
-    )
-  }
-  try {
-    return {
-      version: VERSION,
-      models: tablesOf<StoredModel>(raw['models'], 'models', (entry) => isObject(entry) && isObject(entry['payload'])),
-      records: tablesOf<object>(raw['records'], 'records', isObject),
-    }
-  } catch (error) {
-    throw new Error(`storage file ${file} is malformed: ${(error as Error).message}`, { cause: error })
-  }
-}
-
-/**
- * Writes the store and remembers whether memory may be ahead of the file, so that a mutation which
- * changes nothing (destroying a missing id) still waits until the state it observed is durable.
- */
-class Writes {
-  readonly #db: Low<StoreFile>
-  #outstanding = 0
-  #lastFailed = false
-
-  constructor(db: Low<StoreFile>) {
-    this.#db = db
-  }
-
-  async persist(): Promise<void> {
-    this.#outstanding += 1
-    try {
-      await this.#db.write()
-      this.#lastFailed = false
-    } catch (error) {
-      this.#lastFailed = true
-      throw error
-    } finally {
-      this.#outstanding -= 1
-    }
-  }
-
-  async settle(): Promise<void> {
-    if (this.#outstanding > 0 || this.#lastFailed) await this.persist()
-  }
-}
-
-/** One oidc-provider model over its table in the file, with in-memory indexes for O(1) lookups. */
+/** One oidc-provider model over its Map in the document, with in-memory indexes for O(1) lookups; every change is a journal line. */
 class LowdbModel implements OidcAdapter {
-  readonly #records: Table<StoredModel>
-  readonly #writes: Writes
+  readonly #name: string
+  readonly #records: Map<string, StoredModel>
+  readonly #files: JournaledStoreFile
   readonly #now: () => number
   readonly #byUid = new Map<string, string>()
   readonly #byUserCode = new Map<string, string>()
   readonly #byGrantId = new Map<string, Set<string>>()
 
-  constructor(records: Table<StoredModel>, writes: Writes, now: () => number) {
+  constructor(name: string, records: Map<string, StoredModel>, files: JournaledStoreFile, now: () => number) {
+    this.#name = name
     this.#records = records
-    this.#writes = writes
+    this.#files = files
     this.#now = now
-    for (const [id, entry] of Object.entries(records)) this.#index(id, entry.payload)
-    this.sweep()
+    for (const [id, entry] of records) this.#index(id, entry.payload)
   }
 
-  async upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
-    this.#put(id, payload, expiresIn)
-    await this.#writes.persist()
+  upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
+    return this.#files.append(this.#put(id, JSON.stringify(payload), expiresIn === undefined ? undefined : this.#now() + expiresIn * 1000))
   }
 
   async create(id: string, payload: OidcPayload, expiresIn: number): Promise<boolean> {
-    // one process owns the file and this runs without an await before the put: atomic
+    // one process owns the files and this runs without an await before the put: atomic
     if (this.#live(id) !== undefined) {
-      await this.#writes.settle()
+      await this.#files.flushed()
       return false
     }
-    this.#put(id, payload, expiresIn)
-    await this.#writes.persist()
+    await this.#files.append(this.#put(id, JSON.stringify(payload), this.#now() + expiresIn * 1000))
     return true
   }
 
-  #put(id: string, payload: OidcPayload, expiresIn: number | undefined): void {
-    const previous: StoredModel | undefined = this.#records[id]
+  /** Stores a new entry (the parse of `json`: a copy nobody else holds) and returns its journal line. */
+  #put(id: string, json: string, expiresAt: number | undefined): string {
+    const previous = this.#records.get(id)
     if (previous !== undefined) this.#unindex(id, previous.payload)
-    const entry: StoredModel = { payload: copy(payload) }
-    if (expiresIn !== undefined) entry.expiresAt = this.#now() + expiresIn * 1000
-    this.#records[id] = entry
+    const entry: StoredModel = expiresAt === undefined ? { payload: JSON.parse(json) as OidcPayload } : { payload: JSON.parse(json) as OidcPayload, expiresAt }
+    this.#records.set(id, entry)
     this.#index(id, entry.payload)
+    return encodeLine(modelLineJson(this.#name, id, json, expiresAt))
   }
 
   async find(id: string): Promise<OidcPayload | undefined> {
@@ -163,77 +102,78 @@ class LowdbModel implements OidcAdapter {
 
   async consume(id: string): Promise<void> {
     const entry = this.#live(id)
-    if (entry === undefined) return this.#writes.settle()
-    this.#mark(id, entry, 'consumed')
-    await this.#writes.persist()
+    if (entry === undefined) return this.#files.flushed()
+    await this.#files.append(this.#mark(id, entry, 'consumed'))
   }
 
   async claim(id: string, field: string): Promise<boolean> {
-    // one process owns the file and this runs without an await before the mark: atomic
+    // one process owns the files and this runs without an await before the mark: atomic
     const entry = this.#live(id)
     if (entry === undefined || entry.payload[field] !== undefined) {
-      await this.#writes.settle()
+      await this.#files.flushed()
       return false
     }
-    this.#mark(id, entry, field)
-    await this.#writes.persist()
+    await this.#files.append(this.#mark(id, entry, field))
     return true
   }
 
   /** Sets `field` to the epoch second in a new entry (a changed record is a new revision). */
-  #mark(id: string, entry: StoredModel, field: string): void {
-    this.#records[id] = { ...entry, payload: { ...entry.payload, [field]: Math.floor(this.#now() / 1000) } }
+  #mark(id: string, entry: StoredModel, field: string): string {
+    return this.#put(id, JSON.stringify({ ...entry.payload, [field]: Math.floor(this.#now() / 1000) }), entry.expiresAt)
   }
 
   async destroy(id: string): Promise<void> {
-    const entry: StoredModel | undefined = this.#records[id]
-    if (entry === undefined) return this.#writes.settle()
+    const entry = this.#records.get(id)
+    if (entry === undefined) return this.#files.flushed()
     this.#remove(id, entry)
-    await this.#writes.persist()
+    await this.#files.append(encodeLine(`["x",${quote(this.#name)},[${quote(id)}]]`))
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
     const ids = this.#byGrantId.get(grantId)
-    if (ids === undefined) return this.#writes.settle()
-    for (const id of [...ids]) {
-      const entry: StoredModel | undefined = this.#records[id]
+    if (ids === undefined) return this.#files.flushed()
+    const removed = [...ids]
+    for (const id of removed) {
+      const entry = this.#records.get(id)
       if (entry !== undefined) this.#remove(id, entry)
     }
-    await this.#writes.persist()
+    await this.#files.append(encodeLine(`["x",${quote(this.#name)},${quote(removed)}]`))
   }
 
   async list(): Promise<Array<{ id: string; payload: OidcPayload }>> {
     const live: Array<{ id: string; payload: OidcPayload }> = []
-    for (const [id, entry] of Object.entries(this.#records)) if (!this.#expired(entry)) live.push({ id, payload: copy(entry.payload) })
+    for (const [id, entry] of this.#records) if (!this.#expired(entry)) live.push({ id, payload: copy(entry.payload) })
     return live
   }
 
-  /** Drops expired records from memory; true when any was dropped (the caller writes). */
-  sweep(): boolean {
-    let changed = false
-    for (const [id, entry] of Object.entries(this.#records)) {
+  /** Drops expired records from memory a chunk at a time, yielding between chunks; how many. */
+  async sweep(): Promise<number> {
+    let dropped = 0
+    let seen = 0
+    for (const [id, entry] of this.#records) {
       if (this.#expired(entry)) {
         this.#remove(id, entry)
-        changed = true
+        dropped += 1
       }
+      if (++seen % SWEEP_CHUNK === 0) await yieldToLoop()
     }
-    return changed
+    return dropped
   }
 
   #expired(entry: StoredModel): boolean {
     return entry.expiresAt !== undefined && entry.expiresAt <= this.#now()
   }
 
-  /** The entry unless missing or expired. An expired one is dropped from memory only: it is dead on disk too, and the next write removes it. */
+  /** The entry unless missing or expired. An expired one is dropped from memory only: it is dead in the files too (replay drops it). */
   #live(id: string): StoredModel | undefined {
-    const entry: StoredModel | undefined = this.#records[id]
+    const entry = this.#records.get(id)
     if (entry === undefined || !this.#expired(entry)) return entry
     this.#remove(id, entry)
     return undefined
   }
 
   #remove(id: string, entry: StoredModel): void {
-    delete this.#records[id]
+    this.#records.delete(id)
     this.#unindex(id, entry.payload)
   }
 
@@ -258,35 +198,36 @@ class LowdbModel implements OidcAdapter {
   }
 }
 
-function recordStore(records: Table<Table<object>>, writes: Writes): RecordStore {
+function recordStore(document: StoreDocument, files: JournaledStoreFile): RecordStore {
+  const put = (collection: string, id: string, value: object): string => {
+    const json = JSON.stringify(value)
+    tableOf(document.records, collection).set(id, JSON.parse(json) as object)
+    return encodeLine(`["r",${quote(collection)},${quote(id)},${json}]`)
+  }
   return {
     async get<T extends object>(collection: string, id: string): Promise<T | undefined> {
-      const value: object | undefined = records[collection]?.[id]
+      const value = document.records.get(collection)?.get(id)
       return value === undefined ? undefined : (copy(value) as T)
     },
     async list<T extends object>(collection: string): Promise<T[]> {
-      return Object.values(records[collection] ?? {}).map((value) => copy(value) as T)
+      return [...(document.records.get(collection)?.values() ?? [])].map((value) => copy(value) as T)
     },
-    async put(collection: string, id: string, value: object): Promise<void> {
-      const entries = (records[collection] ??= table())
-      entries[id] = copy(value)
-      await writes.persist()
+    put(collection: string, id: string, value: object): Promise<void> {
+      return files.append(put(collection, id, value))
     },
     async create(collection: string, id: string, value: object): Promise<boolean> {
-      const entries = (records[collection] ??= table())
-      if (entries[id] !== undefined) {
-        await writes.settle()
+      if (document.records.get(collection)?.has(id) === true) {
+        await files.flushed()
         return false
       }
-      entries[id] = copy(value)
-      await writes.persist()
+      await files.append(put(collection, id, value))
       return true
     },
     async delete(collection: string, id: string): Promise<void> {
-      const entries: Table<object> | undefined = records[collection]
-      if (entries?.[id] === undefined) return writes.settle()
-      delete entries[id]
-      await writes.persist()
+      const table = document.records.get(collection)
+      if (table?.has(id) !== true) return files.flushed()
+      table.delete(id)
+      await files.append(encodeLine(`["y",${quote(collection)},${quote(id)}]`))
     },
   }
 }
@@ -297,10 +238,18 @@ function checkInterval(ms: number): number {
   return ms
 }
 
+const toStderr = (message: string): void => {
+  process.stderr.write(`${message}\n`)
+}
+
 /**
- * The embedded storage backend: oidc-provider's models and our own records in one JSON file,
- * served from memory and written durably (atomic replace + fsync, group-committed) before every
- * mutation resolves. Expired records are dropped on read and swept from the file periodically.
+ * The embedded storage backend: oidc-provider's models and our own records in a lowdb document in
+ * memory, loaded from a snapshot with the journal of later changes replayed over it. A write is
+ * one journal line, group-committed (one fdatasync per batch) before it resolves; a compaction
+ * writes a fresh snapshot in the background once the journal has grown past its bound. Expired
+ * records are dropped on read and swept periodically. One process owns the files (a lock).
+ * A format-1 store (one JSON file rewritten on every write) is migrated on first start, its file
+ * kept as `mcp-auth.json.v1-backup`.
  *
  * @example
  * const storage = await createLowdbStorage({ file: join(defaults.storage.dataDir, defaults.storage.dbFile) })
@@ -309,64 +258,71 @@ function checkInterval(ms: number): number {
  * await storage.close()
  * @see https://github.com/panva/node-oidc-provider/blob/main/example/my_adapter.js
  */
-export async function createLowdbStorage(options: LowdbStorageOptions): Promise<AuthStorage> {
+export async function createLowdbStorage(options: LowdbStorageOptions): Promise<EmbeddedStorage> {
   const now = options.now ?? Date.now
   const interval = checkInterval(options.sweepIntervalMs ?? defaults.storage.sweepIntervalMs)
   await ensurePrivateDir(dirname(options.file))
   const lock = acquireFileLock(options.file)
-  await removeStaleTempFiles(options.file).catch((error: unknown) => {
-    lock.release()
-    throw error
+  const files = new JournaledStoreFile(options.file, {
+    now,
+    warn: options.warn ?? toStderr,
+    compaction: { ...defaults.storage.compaction, ...options.compaction },
   })
-  const db = new Low<StoreFile>(new DurableJsonFile<StoreFile>(options.file), { version: VERSION, models: {}, records: {} })
-  let data: StoreFile
+  const db = new Low<StoreDocument>(files, emptyDocument())
   try {
     await db.read()
-    data = db.data = parseStore(db.data, options.file)
   } catch (error) {
     lock.release()
     throw error
   }
-  const writes = new Writes(db)
+  const document = db.data
 
   const models = new Map<string, LowdbModel>()
   const model = (name: string): LowdbModel => {
     let found = models.get(name)
-    if (found === undefined) {
-      found = new LowdbModel((data.models[name] ??= table()), writes, now)
-      models.set(name, found)
-    }
+    if (found === undefined) models.set(name, (found = new LowdbModel(name, tableOf(document.models, name), files, now)))
     return found
   }
-  for (const name of Object.keys(data.models)) model(name)
+  for (const name of document.models.keys()) model(name)
 
-  const timer = setInterval(() => {
-    let changed = false
-    for (const each of models.values()) changed = each.sweep() || changed
-    // A failed sweep write needs no handling here: the next write carries the whole state again.
-    if (changed) writes.persist().catch(() => undefined)
-  }, interval)
+  let sweeping = false
+  const sweep = async (): Promise<void> => {
+    if (sweeping) return
+    sweeping = true
+    try {
+      let dropped = 0
+      for (const each of [...models.values()]) dropped += await each.sweep()
+      // on replay, what had expired by this time is dropped: the files need no rewrite
+      if (dropped > 0) await files.append(encodeLine(`["s",${now()}]`))
+    } finally {
+      sweeping = false
+    }
+  }
+  // A failed sweep write needs no handling: the records are expired in the files as well.
+  const timer = setInterval(() => void sweep().catch(() => undefined), interval)
   timer.unref()
 
   return {
     adapter: model,
-    records: recordStore(data.records, writes),
+    records: recordStore(document, files),
+    compact: () => db.write(),
+    stats: () => files.stats(),
     async *entries(): AsyncIterable<StoredEntry> {
       const at = now()
-      for (const [name, entries] of Object.entries(data.models)) {
-        for (const [id, { payload, expiresAt }] of Object.entries(entries)) {
+      for (const [name, entries] of document.models) {
+        for (const [id, { payload, expiresAt }] of entries) {
           if (expiresAt !== undefined && expiresAt <= at) continue
           yield expiresAt === undefined ? { kind: 'model', model: name, id, payload: copy(payload) } : { kind: 'model', model: name, id, payload: copy(payload), expiresAt }
         }
       }
-      for (const [collection, entries] of Object.entries(data.records)) {
-        for (const [id, value] of Object.entries(entries)) yield { kind: 'record', collection, id, value: copy(value) }
+      for (const [collection, entries] of document.records) {
+        for (const [id, value] of entries) yield { kind: 'record', collection, id, value: copy(value) }
       }
     },
     async close() {
       clearInterval(timer)
       try {
-        await writes.settle()
+        await files.close()
       } finally {
         lock.release()
       }

@@ -81,6 +81,15 @@ export interface AuthStorage {
    * store has it; a backend that is only ever a migration's destination need not.
    */
   entries?(): AsyncIterable<StoredEntry>
+  /** Optional: what the backend holds, for `mcp-auth status` (the embedded store has it). */
+  stats?(): StorageStats
+}
+
+/** What a backend says about itself: record counts per model and per collection, and its own figures. */
+export interface StorageStats {
+  backend: string
+  models: Record<string, number>
+  collections: Record<string, number>
 }
 
 /** One item of {@link AuthStorage.entries}. */

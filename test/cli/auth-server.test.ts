@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ChildProcess } from 'node:child_process'
@@ -7,6 +7,7 @@ import * as oidc from 'openid-client'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { formLogin } from '../helpers/form-login.js'
 import { freePort } from '../helpers/free-port.js'
+import { storeContents, storeText } from '../helpers/store-contents.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const children: ChildProcess[] = []
@@ -35,10 +36,10 @@ describe('mcp-auth users / clients', () => {
     const added = await runCli(['users', 'add', 'carol', '--password-stdin', '--data-dir', dir], { input: 'carol password 1\n' })
     expect(added.code).toBe(0)
     expect(added.stdout).toMatch(/account carol .* saved/)
-    const file = await readFile(join(dir, 'mcp-auth.json'), 'utf8')
+    const file = await storeText(dir)
     expect(file).toContain('scrypt$')
     expect(file).not.toContain('carol password 1')
-    expect((await stat(join(dir, 'mcp-auth.json'))).mode & 0o777).toBe(0o600)
+    for (const name of ['mcp-auth.json', 'mcp-auth.snapshot', 'mcp-auth.journal.1']) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600)
     expect((await stat(dir)).mode & 0o777).toBe(0o700)
     const listed = await runCli(['users', 'list', '--data-dir', dir])
     expect(listed.stdout).toContain('carol')
@@ -82,7 +83,7 @@ describe('mcp-auth users / clients', () => {
     expect(added.code).toBe(0)
     const clientId = /client_id: (\S+)/.exec(added.stdout)![1]!
     const secret = /client_secret: (\S+)/.exec(added.stdout)![1]!
-    expect(await readFile(join(dir, 'mcp-auth.json'), 'utf8')).not.toContain(secret)
+    expect(await storeText(dir)).not.toContain(secret)
     const bad = await runCli(['clients', 'add', '--name', 'Bad', '--redirect-uri', 'http://evil.example/cb', '--data-dir', dir])
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('invalid_redirect_uri')
@@ -155,8 +156,8 @@ describe('mcp-auth auth-server restarts', () => {
     stop = true
     await Promise.all(workers)
     expect(acknowledged.length).toBeGreaterThan(50)
-    const stored = JSON.parse(await readFile(join(dir, 'mcp-auth.json'), 'utf8')) as { models: { Client: Record<string, unknown> } }
-    const missing = acknowledged.filter((id) => !(id in stored.models.Client))
+    const stored = await storeContents(dir)
+    const missing = acknowledged.filter((id) => !(id in (stored.models['Client'] ?? {})))
     expect(missing).toEqual([])
     // And the server starts again on that file (the dead process's lock is taken over).
     const again = await startServer(dir, port)

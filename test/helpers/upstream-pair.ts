@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises'
 import { ConsentStore } from '../../src/auth/server/stores/consent-store.js'
 import type { AuthorizationServerOptions } from '../../src/auth/server/options.js'
 import { startAuthServer, type RunningAuthServer } from './auth-server.js'
 import { startProtectedStack, type ProtectedStack } from './protected-stack.js'
+import { storeContents } from './store-contents.js'
 
 /**
  * An upstream identity provider (a second instance of our authorization server: oidc-provider
@@ -83,7 +83,7 @@ export async function startUpstreamPair(options: {
 export async function upstreamRefreshTokenCount(pair: { upstream: RunningAuthServer; upstreamUserId: string }): Promise<() => Promise<number>> {
   const upstreamGrant = (await new ConsentStore(pair.upstream.as.storage.records).grantIdFor(pair.upstreamUserId, 'our-as'))!
   return async () => {
-    const data = JSON.parse(await readFile(`${pair.upstream.dataDir}/mcp-auth.json`, 'utf8')) as { models: Record<string, Record<string, { payload: { grantId?: string } }>> }
+    const data = await storeContents(pair.upstream.dataDir)
     return Object.values(data.models['RefreshToken'] ?? {}).filter((record) => record.payload.grantId === upstreamGrant).length
   }
 }

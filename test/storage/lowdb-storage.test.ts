@@ -5,40 +5,38 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { crc32 } from 'node:zlib'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createLowdbStorage, type LowdbStorageOptions } from '../../src/storage/lowdb-storage.js'
-import type { AuthStorage } from '../../src/storage/types.js'
+import { createLowdbStorage, type EmbeddedStorage, type LowdbStorageOptions } from '../../src/storage/lowdb-storage.js'
+import { storeContents, type StoreContents } from '../helpers/store-contents.js'
 import { describeStorageContract } from './storage-contract.js'
-
-interface StoreFile {
-  version: number
-  models: Record<string, Record<string, { payload: Record<string, unknown>; expiresAt?: number }>>
-  records: Record<string, Record<string, unknown>>
-}
 
 let dir: string
 let file: string
 const clock = { now: 0 }
-const opened: AuthStorage[] = []
+const opened: EmbeddedStorage[] = []
+const warnings: string[] = []
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'lowdb-storage-'))
   file = join(dir, 'data', 'mcp-auth.json')
   clock.now = 1_700_000_000_000
+  warnings.length = 0
 })
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((storage) => storage.close()))
   await rm(dir, { recursive: true, force: true })
 })
 
-async function open(options: Partial<LowdbStorageOptions> = {}): Promise<AuthStorage> {
-  const storage = await createLowdbStorage({ file, now: () => clock.now, ...options })
+async function open(options: Partial<LowdbStorageOptions> = {}): Promise<EmbeddedStorage> {
+  const storage = await createLowdbStorage({ file, now: () => clock.now, warn: (message) => warnings.push(message), ...options })
   opened.push(storage)
   return storage
 }
 
-async function onDisk(): Promise<StoreFile> {
-  return JSON.parse(await readFile(file, 'utf8')) as StoreFile
+/** What a restart would load from the files (read-only, beside the open store). */
+function onDisk(): Promise<StoreContents> {
+  return storeContents(file, clock.now)
 }
 
 describeStorageContract('createLowdbStorage', (contractClock) => createLowdbStorage({ file, now: () => contractClock.now }), { revisions: true })
@@ -63,15 +61,42 @@ describe('createLowdbStorage adapter', () => {
     expect((await onDisk()).records).toEqual({ accounts: { a2: { id: 'a2', username: 'bob' } } })
   })
 
-  it('writes the documented file layout', async () => {
+  it('writes the documented file layout: a marker, a snapshot, a journal of checksummed lines in committed batches', async () => {
     const storage = await open()
     await storage.adapter('Client').upsert('c1', { client_id: 'c1' })
     await storage.records.put('accounts', 'a1', { username: 'alice' })
-    expect(await onDisk()).toEqual({
-      version: 1,
-      models: { Client: { c1: { payload: { client_id: 'c1' } } } },
-      records: { accounts: { a1: { username: 'alice' } } },
-    })
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 2, snapshot: 'mcp-auth.snapshot', journal: 'mcp-auth.journal.<generation>' })
+    const lines = (name: string) =>
+      readFile(join(dir, 'data', name), 'utf8').then((text) =>
+        text
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => {
+            const [sum, json] = [line.slice(0, 8), line.slice(9)]
+            expect(sum).toBe(crc32(json).toString(16).padStart(8, '0'))
+            return JSON.parse(json) as unknown[]
+          }),
+      )
+    expect(await lines('mcp-auth.snapshot')).toEqual([
+      ['h', { format: 'mcp-auth-snapshot', version: 2, generation: 1, createdAt: clock.now }],
+      ['e', 0],
+    ])
+    expect(await lines('mcp-auth.journal.1')).toEqual([
+      ['h', { format: 'mcp-auth-journal', version: 2, generation: 1, createdAt: clock.now }],
+      ['m', 'Client', 'c1', { client_id: 'c1' }, null],
+      ['c', 1],
+      ['r', 'accounts', 'a1', { username: 'alice' }],
+      ['c', 1],
+    ])
+    await storage.compact()
+    expect(await lines('mcp-auth.snapshot')).toEqual([
+      ['h', { format: 'mcp-auth-snapshot', version: 2, generation: 2, createdAt: clock.now }],
+      ['m', 'Client', 'c1', { client_id: 'c1' }, null],
+      ['r', 'accounts', 'a1', { username: 'alice' }],
+      ['e', 2],
+    ])
+    expect(existsSync(join(dir, 'data', 'mcp-auth.journal.1'))).toBe(false)
+    expect(await lines('mcp-auth.journal.2')).toEqual([['h', { format: 'mcp-auth-journal', version: 2, generation: 2, createdAt: clock.now }]])
   })
 
   it('stores ids that collide with Object.prototype names as ordinary ids', async () => {
@@ -155,12 +180,14 @@ describe('createLowdbStorage file', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600)
   })
 
-  it('keeps the file 0600 even when someone loosened it', async () => {
+  it('makes its files 0600 again on start when someone loosened them', async () => {
     const storage = await open()
     await storage.records.put('accounts', 'a1', { username: 'alice' })
-    await chmod(file, 0o644)
-    await storage.records.put('accounts', 'a2', { username: 'bob' })
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    await storage.close()
+    const names = ['mcp-auth.json', 'mcp-auth.snapshot', 'mcp-auth.journal.1']
+    for (const name of names) await chmod(join(dir, 'data', name), 0o644)
+    await open()
+    for (const name of names) expect((await stat(join(dir, 'data', name))).mode & 0o777).toBe(0o600)
   })
 
   it('sweep removes expired records from the file', async () => {
@@ -197,9 +224,9 @@ describe('createLowdbStorage file', () => {
 
   it('refuses a file of an unknown format version', async () => {
     await mkdir(join(dir, 'data'))
-    const newer = JSON.stringify({ version: 2, models: {}, records: {} })
+    const newer = JSON.stringify({ version: 3 })
     await writeFile(file, newer)
-    await expect(open()).rejects.toThrow(/format version 2; this build reads version 1/)
+    await expect(open()).rejects.toThrow(/format version 3; this build reads versions 1 and 2/)
     expect(await readFile(file, 'utf8')).toBe(newer)
   })
 

@@ -12,6 +12,7 @@ import { startUpstreamPair } from '../../helpers/upstream-pair.js'
 import { formLogin } from '../../helpers/form-login.js'
 import { dpopTokenRequest, storedDpopKey } from '../../helpers/dpop-stored-key.js'
 import type { DpopKey } from '../../../src/auth/client/dpop.js'
+import { storeText } from '../../helpers/store-contents.js'
 
 /**
  * Delegated login: a second authorization server (oidc-provider with its own accounts and pages)
@@ -63,7 +64,7 @@ describe('login delegated to an upstream identity provider', () => {
       upstream: { issuer: upstream.issuer, subject: upstreamUserId },
     })
     // The upstream tokens are kept, sealed: never in plain text in our data file.
-    const file = await readFile(join(stack.dataDir, 'mcp-auth.json'), 'utf8')
+    const file = await storeText(stack.dataDir)
     expect(file).toContain('upstream-tokens')
     expect(file).not.toMatch(/"access_token"/)
   })

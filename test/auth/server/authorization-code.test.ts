@@ -4,6 +4,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
 import { formLogin, CookieJar } from '../../helpers/form-login.js'
 import { pkcePair } from '../../helpers/pkce-pair.js'
+import { storeText } from '../../helpers/store-contents.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 const USER = { username: 'alice', password: 'correct horse battery' }
@@ -214,8 +215,6 @@ describe('refresh tokens', () => {
 
 describe('tokens at rest', () => {
   it('the data file holds no usable refresh token, code or registration access token', async () => {
-    const { readFile } = await import('node:fs/promises')
-    const { join } = await import('node:path')
     const response = await fetch(`${s.origin}/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -226,7 +225,7 @@ describe('tokens at rest', () => {
     const { callback, verifier, state } = await authorize(config, { redirectUri: 'http://127.0.0.1/callback' })
     const code = callback.searchParams.get('code')!
     const tokens = await exchange(config, callback, verifier, state)
-    const file = await readFile(join(s.dataDir, 'mcp-auth.json'), 'utf8')
+    const file = await storeText(s.dataDir)
     for (const secret of [tokens.refresh_token!, code, registration.registration_access_token]) expect(file).not.toContain(secret)
     // …while every one of them still works.
     expect((await oidc.refreshTokenGrant(config, tokens.refresh_token!)).access_token).toBeTypeOf('string')

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import * as oidc from 'openid-client'
 import { generateKeyPair, exportJWK, createRemoteJWKSet, jwtVerify } from 'jose'
 import { startAuthServer, type RunningAuthServer } from '../../helpers/auth-server.js'
+import { storeText } from '../../helpers/store-contents.js'
 
 const insecure = { execute: [oidc.allowInsecureRequests] }
 
@@ -171,7 +170,7 @@ describe('dynamic client registration (RFC 7591 / 7592)', () => {
     })
     const secret = String(body['client_secret'])
     expect(secret.length).toBeGreaterThan(20)
-    const file = await readFile(join(s.dataDir, 'mcp-auth.json'), 'utf8')
+    const file = await storeText(s.dataDir)
     expect(file).toContain(String(body['client_id']))
     expect(file).not.toContain(secret)
     // …and the secret still authenticates the client.

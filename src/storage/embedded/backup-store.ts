@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto'
+import { close, fstat, fsync, open, read, write } from 'node:fs'
+import { access, chmod, copyFile, readdir, rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { defaults } from '../../config/defaults.js'
+import { ensurePrivateDir, writePrivateFile } from '../private-file.js'
+import { readLines } from './line-reader.js'
+import { decodeLine } from './record-line.js'
+import { journalGenerations, markerText, storeLayout, type StoreLayout } from './store-layout.js'
+
+const openFd = promisify(open)
+const closeFd = promisify(close)
+const statFd = promisify(fstat)
+const readFd = promisify(read)
+const writeFd = promisify(write)
+const syncFd = promisify(fsync)
+
+/** What {@link backupEmbeddedStore} copied. */
+export interface BackupWritten {
+  /** The backup's files, in its directory. */
+  files: string[]
+  /** Bytes of store files copied. */
+  bytes: number
+}
+
+/** Copies the first `length` bytes of `fd` into `to` (0600): a temp file beside it, fsynced, renamed. */
+async function copyPrefix(fd: number, length: number, to: string): Promise<void> {
+  const tmp = `${to}.${randomBytes(6).toString('hex')}.tmp`
+  const out = await openFd(tmp, 'wx', 0o600)
+  const buffer = Buffer.allocUnsafe(1 << 20)
+  try {
+    for (let position = 0; position < length; ) {
+      const { bytesRead } = await readFd(fd, buffer, 0, Math.min(buffer.length, length - position), position)
+      if (bytesRead === 0) throw new Error(`the file shrank while it was copied to ${to}`)
+      for (let written = 0; written < bytesRead; ) written += (await writeFd(out, buffer, written, bytesRead - written)).bytesWritten
+      position += bytesRead
+    }
+    await syncFd(out)
+  } catch (error) {
+    await closeFd(out).catch(() => undefined)
+    await rm(tmp, { force: true })
+    throw error
+  }
+  await closeFd(out)
+  await rename(tmp, to)
+}
+
+/** Where a journal's durable part ends, read from its open fd up to `size`: the end of its last commit line. */
+async function committedLength(file: string, fd: number, size: number): Promise<number> {
+  let end = 0
+  for await (const line of readLines(file, { fd, limit: size })) {
+    if (!line.terminated) break
+    const decoded = decodeLine(line.buffer, line.start, line.end)
+    if (typeof decoded === 'string') break
+    if (line.number === 1 || decoded[0] === 'c') end = line.next
+  }
+  return end
+}
+
+interface Opened {
+  snapshot: { fd: number; size: number }
+  journals: Array<{ generation: number; fd: number; size: number }>
+}
+
+async function closeAll(opened: Opened): Promise<void> {
+  await closeFd(opened.snapshot.fd).catch(() => undefined)
+  for (const journal of opened.journals) await closeFd(journal.fd).catch(() => undefined)
+}
+
+/**
+ * Holds open a consistent set of the store's files: the snapshot, and every journal from its
+ * generation on. Once open they can be read at leisure (a compaction renaming or removing them
+ * does not change open files). Retried when a compaction swapped the snapshot in between.
+ */
+async function openConsistent(layout: StoreLayout): Promise<Opened> {
+  for (let attempt = 1; ; attempt++) {
+    const fd = await openFd(layout.snapshot, 'r')
+    const opened: Opened = { snapshot: { fd, size: (await statFd(fd)).size }, journals: [] }
+    try {
+      const header = Buffer.alloc(256)
+      const { bytesRead } = await readFd(fd, header, 0, header.length, 0)
+      const match = /"generation":(\d+)/.exec(header.toString('utf8', 0, bytesRead))
+      if (match === null) throw new Error(`${layout.snapshot} has no readable header`)
+      const from = Number(match[1])
+      const generations = (await journalGenerations(layout)).filter((generation) => generation >= from)
+      if (generations[0] !== from) throw new Error(`${layout.journal(from)} is gone (a compaction ended meanwhile)`)
+      for (const generation of generations) {
+        const journalFd = await openFd(layout.journal(generation), 'r')
+        opened.journals.push({ generation, fd: journalFd, size: (await statFd(journalFd)).size })
+      }
+      return opened
+    } catch (error) {
+      await closeAll(opened)
+      if (attempt >= 5) throw error
+    }
+  }
+}
+
+/**
+ * Writes a consistent copy of the embedded store whose marker is `file` into the directory `to`
+ * (created 0700; it must not hold a store), while a server may be running on it: every write
+ * acknowledged before the backup began is in the copy. The copy is a data directory of its own: the
+ * store's files, and the key files beside the store (signing keys, the secret that opens sealed
+ * records), without which a restored store's clients and tokens would not work.
+ */
+export async function backupEmbeddedStore(file: string, to: string): Promise<BackupWritten> {
+  const layout = storeLayout(file)
+  const target = storeLayout(join(to, defaults.storage.dbFile))
+  await ensurePrivateDir(to)
+  if ((await readdir(to)).length > 0) throw new Error(`${to} is not empty: back up into a new directory`)
+  const opened = await openConsistent(layout)
+  const files: string[] = []
+  let bytes = 0
+  try {
+    await copyPrefix(opened.snapshot.fd, opened.snapshot.size, target.snapshot)
+    files.push(target.snapshot)
+    bytes += opened.snapshot.size
+    for (const journal of opened.journals) {
+      const length = await committedLength(layout.journal(journal.generation), journal.fd, journal.size)
+      await copyPrefix(journal.fd, length, target.journal(journal.generation))
+      files.push(target.journal(journal.generation))
+      bytes += length
+    }
+  } finally {
+    await closeAll(opened)
+  }
+  for (const name of [defaults.authServer.keys.secretsFile, defaults.authServer.keys.jwksFile]) {
+    const from = join(layout.dir, name)
+    const exists = await access(from).then(
+      () => true,
+      () => false,
+    )
+    if (!exists) continue
+    await copyFile(from, join(to, name))
+    await chmod(join(to, name), 0o600)
+    files.push(join(to, name))
+  }
+  // the marker last, and with it the directory fsynced: the copy is whole once this returns
+  await writePrivateFile(target.marker, markerText())
+  files.push(target.marker)
+  return { files, bytes }
+}

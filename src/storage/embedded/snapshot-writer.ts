@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto'
+import { close, fsync, open, writeFile } from 'node:fs'
+import { rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+import { encodeLine, modelLineJson } from './record-line.js'
+import type { StoreDocument } from './store-document.js'
+
+const openFd = promisify(open)
+const writeFd = promisify(writeFile)
+const syncFd = promisify(fsync)
+const closeFd = promisify(close)
+
+/** Options of {@link writeSnapshot}. */
+export interface SnapshotWriteOptions {
+  /** The journal generation the snapshot continues with. */
+  generation: number
+  /** Records expired at this epoch ms are left out. */
+  now: number
+  /** Bytes serialized between two yields to the event loop. */
+  chunkBytes: number
+  /** Asked between chunks: true abandons the snapshot (the store is closing). */
+  stop?: () => boolean
+}
+
+/** What a written snapshot holds. */
+export interface SnapshotWritten {
+  records: number
+  bytes: number
+}
+
+/** Thrown by {@link writeSnapshot} when `stop` asked it to give up. */
+export class SnapshotAbandoned extends Error {
+  override name = 'SnapshotAbandoned'
+}
+
+function* recordLines(document: StoreDocument, now: number): Generator<string> {
+  for (const [model, table] of document.models) {
+    for (const [id, entry] of table) {
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) continue
+      yield encodeLine(modelLineJson(model, id, JSON.stringify(entry.payload), entry.expiresAt))
+    }
+  }
+  for (const [collection, table] of document.records) {
+    for (const [id, value] of table) yield encodeLine(`["r",${JSON.stringify(collection)},${JSON.stringify(id)},${JSON.stringify(value)}]`)
+  }
+}
+
+/**
+ * Writes `document` as the store's snapshot at `file`: a header, one line per live record, an end
+ * line with the count, into a 0600 temp file beside it that is fsynced and renamed over, then the
+ * directory fsynced; a crash leaves the old snapshot or the new one. Serialized a chunk at a time
+ * with the event loop free between chunks, while writes go on: the document's Maps are walked
+ * live, and what changes meanwhile is in the journal the snapshot names, replayed over it.
+ */
+export async function writeSnapshot(file: string, document: StoreDocument, options: SnapshotWriteOptions): Promise<SnapshotWritten> {
+  const dir = dirname(file)
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  const fd = await openFd(tmp, 'wx', 0o600)
+  let records = 0
+  let bytes = 0
+  try {
+    let chunk: string[] = [encodeLine(JSON.stringify(['h', { format: 'mcp-auth-snapshot', version: 2, generation: options.generation, createdAt: options.now }]))]
+    let size = 0
+    const flush = async (): Promise<void> => {
+      const body = Buffer.from(chunk.join(''), 'utf8')
+      chunk = []
+      size = 0
+      await writeFd(fd, body)
+      bytes += body.length
+      if (options.stop?.() === true) throw new SnapshotAbandoned('the store closed while its snapshot was written')
+    }
+    for (const line of recordLines(document, options.now)) {
+      chunk.push(line)
+      records += 1
+      size += line.length
+      if (size >= options.chunkBytes) await flush()
+    }
+    chunk.push(encodeLine(`["e",${records}]`))
+    await flush()
+    await syncFd(fd)
+  } catch (error) {
+    await closeFd(fd).catch(() => undefined)
+    await rm(tmp, { force: true })
+    throw error
+  }
+  await closeFd(fd)
+  try {
+    await rename(tmp, file)
+  } catch (error) {
+    await rm(tmp, { force: true })
+    throw error
+  }
+  const dirFd = await openFd(dir, 'r')
+  try {
+    await syncFd(dirFd)
+  } finally {
+    await closeFd(dirFd)
+  }
+  return { records, bytes }
+}
