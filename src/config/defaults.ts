@@ -218,7 +218,9 @@ export const defaults = {
      * compaction's cost (the whole store) is spread over as many bytes of writes.
      */
     compaction: {
+      /** No compaction while the journal is smaller than this (bytes): a small store is not rewritten for every few writes. */
       minJournalBytes: 16 * 1024 * 1024,
+      /** Nor while the journal is smaller than this many times the snapshot: each compaction's cost, the whole store, is paid for by as many bytes of writes. */
       journalRatio: 1,
       /** Bytes of snapshot serialized between two yields to the event loop. */
       chunkBytes: 256 * 1024,

@@ -239,42 +239,76 @@ describe('createLowdbStorage file', () => {
 describe('createLowdbStorage crash safety', () => {
   const built = new URL('../../dist/storage/lowdb-storage.js', import.meta.url)
 
-  it('keeps every acknowledged upsert when the process is killed mid-write', async () => {
+  /**
+   * Runs a child that writes 8 at a time (upserts, and a destroy now and then) and prints each id once
+   * its write resolved ("+id", or "-id" for a destroy), with "*" when a compaction was running;
+   * kills it with SIGKILL once `killWhen` says so. Returns what it printed.
+   */
+  async function killedWriter(options: { seed: number; compaction: object }, killWhen: (out: string) => boolean): Promise<string> {
     if (!existsSync(fileURLToPath(built))) throw new Error(`${fileURLToPath(built)} is missing: run npm run build first`)
     const script = join(dir, 'writer.mjs')
     await writeFile(
       script,
       `import { createLowdbStorage } from ${JSON.stringify(built.href)}
-const storage = await createLowdbStorage({ file: process.argv[2] })
+const storage = await createLowdbStorage({ file: process.argv[2], compaction: ${JSON.stringify(options.compaction)} })
 const tokens = storage.adapter('AccessToken')
+for (let at = 0; at < ${options.seed}; at += 1000) {
+  await Promise.all(Array.from({ length: 1000 }, (_, i) => tokens.upsert('seed-' + (at + i), { grantId: 'seed', pad: 'x'.repeat(100) }, 3600)))
+}
 process.stdout.write('ready\\n')
 let next = 0
-for (;;) {
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    const id = 'token-' + next++
-    await tokens.upsert(id, { grantId: 'g' + (next % 3), jti: id }, 3600)
-    process.stdout.write(id + '\\n')
-  }))
+const one = async () => {
+  const n = next++
+  const id = 'token-' + n
+  if (n % 10 === 0) {
+    await tokens.destroy('seed-' + n)
+    process.stdout.write('-seed-' + n + (storage.stats().compacting ? ' *' : '') + '\\n')
+  }
+  await tokens.upsert(id, { grantId: 'g' + (n % 3), jti: id }, 3600)
+  process.stdout.write('+' + id + (storage.stats().compacting ? ' *' : '') + '\\n')
 }
+for (;;) await Promise.all(Array.from({ length: 8 }, one))
 `,
     )
     const child = spawn(process.execPath, [script, file], { stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
-    let killer: NodeJS.Timeout | undefined
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk
-      if (killer === undefined && out.startsWith('ready\n')) killer = setTimeout(() => child.kill('SIGKILL'), 300)
+      if (out.startsWith('ready\n') && killWhen(out)) child.kill('SIGKILL')
     })
     const [, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null]
     expect(signal).toBe('SIGKILL')
+    return out
+  }
 
+  /** Every printed (acknowledged) write is in the files, and the store opens on them. */
+  async function expectAcknowledgedKept(out: string): Promise<void> {
     // Pipes on Linux are written synchronously, so every printed line left the child before the kill.
-    const acknowledged = out.split('\n').filter((line) => line.startsWith('token-'))
-    expect(acknowledged.length).toBeGreaterThan(0)
-    const stored = (await onDisk()).models['AccessToken'] ?? {}
-    expect(acknowledged.filter((id) => !(id in stored))).toEqual([])
-
+    const lines = out.split('\n').map((line) => line.split(' ')[0]!)
+    const added = lines.filter((line) => line.startsWith('+')).map((line) => line.slice(1))
+    const removed = lines.filter((line) => line.startsWith('-')).map((line) => line.slice(1))
+    expect(added.length).toBeGreaterThan(0)
+    const stored = (await storeContents(file)).models['AccessToken'] ?? {}
+    expect(added.filter((id) => !(id in stored))).toEqual([])
+    expect(removed.filter((id) => id in stored)).toEqual([])
     const reopened = await open()
-    expect(await reopened.adapter('AccessToken').find(acknowledged.at(-1)!)).toMatchObject({ jti: acknowledged.at(-1) })
+    expect(await reopened.adapter('AccessToken').find(added.at(-1)!)).toMatchObject({ jti: added.at(-1) })
+  }
+
+  it('keeps every acknowledged write when the process is killed mid-write', async () => {
+    let ready: number | undefined
+    const out = await killedWriter({ seed: 0, compaction: {} }, () => Date.now() - (ready ??= Date.now()) >= 300)
+    await expectAcknowledgedKept(out)
+  })
+
+  it('keeps every acknowledged write when the process is killed while a compaction runs', async () => {
+    // a store of 20,000 records compacted every ~256 kB of journal: compactions run back to back
+    let compactingAcks = 0
+    const out = await killedWriter({ seed: 20_000, compaction: { minJournalBytes: 262_144, journalRatio: 0, chunkBytes: 16_384 } }, (text) => {
+      compactingAcks = text.split('\n').filter((line) => line.endsWith(' *')).length
+      return compactingAcks >= 200
+    })
+    expect(compactingAcks).toBeGreaterThanOrEqual(200)
+    await expectAcknowledgedKept(out)
   })
 })
