@@ -220,8 +220,8 @@ export const defaults = {
     compaction: {
       /** No compaction while the journal is smaller than this (bytes): a small store is not rewritten for every few writes. */
       minJournalBytes: 16 * 1024 * 1024,
-      /** Nor while the journal is smaller than this many times the snapshot: each compaction's cost, the whole store, is paid for by as many bytes of writes. */
-      journalRatio: 1,
+      /** Nor while the journal is smaller than this many times the snapshot: each compaction's cost, the whole store, is paid for by half as many bytes of writes, and a start replays at most half a snapshot's worth of journal. */
+      journalRatio: 0.5,
       /** Bytes of snapshot serialized between two yields to the event loop. */
       chunkBytes: 256 * 1024,
     },

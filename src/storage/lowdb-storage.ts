@@ -3,8 +3,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { Low } from 'lowdb'
 import { defaults } from '../config/defaults.js'
 import { JournaledStoreFile, type CompactionSettings, type EmbeddedStoreStats } from './embedded/journaled-store-file.js'
-import { encodeLine, modelLineJson } from './embedded/record-line.js'
-import { emptyDocument, tableOf, type StoreDocument, type StoredModel } from './embedded/store-document.js'
+import { encodeLine, modelLine } from './embedded/record-line.js'
+import { emptyDocument, storedModel, tableOf, type StoreDocument, type StoredModel } from './embedded/store-document.js'
 import { acquireFileLock } from './file-lock.js'
 import { ensurePrivateDir } from './private-file.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, StoredEntry } from './types.js'
@@ -47,18 +47,18 @@ class LowdbModel implements OidcAdapter {
   readonly #now: () => number
   readonly #byUid = new Map<string, string>()
   readonly #byUserCode = new Map<string, string>()
-  readonly #byGrantId = new Map<string, Set<string>>()
+  readonly #byGrantId = new Map<string, string | Set<string>>()
 
   constructor(name: string, records: Map<string, StoredModel>, files: JournaledStoreFile, now: () => number) {
     this.#name = name
     this.#records = records
     this.#files = files
     this.#now = now
-    for (const [id, entry] of records) this.#index(id, entry.payload)
+    for (const [id, entry] of records) this.#index(id, entry)
   }
 
   upsert(id: string, payload: OidcPayload, expiresIn?: number): Promise<void> {
-    return this.#files.append(this.#put(id, JSON.stringify(payload), expiresIn === undefined ? undefined : this.#now() + expiresIn * 1000))
+    return this.#files.append(this.#put(id, payload, expiresIn === undefined ? undefined : this.#now() + expiresIn * 1000))
   }
 
   async create(id: string, payload: OidcPayload, expiresIn: number): Promise<boolean> {
@@ -67,23 +67,24 @@ class LowdbModel implements OidcAdapter {
       await this.#files.flushed()
       return false
     }
-    await this.#files.append(this.#put(id, JSON.stringify(payload), this.#now() + expiresIn * 1000))
+    await this.#files.append(this.#put(id, payload, this.#now() + expiresIn * 1000))
     return true
   }
 
-  /** Stores a new entry (the parse of `json`: a copy nobody else holds) and returns its journal line. */
-  #put(id: string, json: string, expiresAt: number | undefined): string {
+  /** Stores a new entry (the payload's JSON text: nobody else holds it) and returns its journal line. */
+  #put(id: string, payload: OidcPayload, expiresAt: number | undefined): string {
     const previous = this.#records.get(id)
-    if (previous !== undefined) this.#unindex(id, previous.payload)
-    const entry: StoredModel = expiresAt === undefined ? { payload: JSON.parse(json) as OidcPayload } : { payload: JSON.parse(json) as OidcPayload, expiresAt }
+    if (previous !== undefined) this.#unindex(id, previous)
+    const json = JSON.stringify(payload)
+    const entry = storedModel(payload, json, expiresAt)
     this.#records.set(id, entry)
-    this.#index(id, entry.payload)
-    return encodeLine(modelLineJson(this.#name, id, json, expiresAt))
+    this.#index(id, entry)
+    return modelLine(this.#name, id, json, expiresAt, entry)
   }
 
   async find(id: string): Promise<OidcPayload | undefined> {
     const entry = this.#live(id)
-    return entry === undefined ? undefined : copy(entry.payload)
+    return entry === undefined ? undefined : (JSON.parse(entry.json) as OidcPayload)
   }
 
   async findByUid(uid: string): Promise<OidcPayload | undefined> {
@@ -109,7 +110,7 @@ class LowdbModel implements OidcAdapter {
   async claim(id: string, field: string): Promise<boolean> {
     // one process owns the files and this runs without an await before the mark: atomic
     const entry = this.#live(id)
-    if (entry === undefined || entry.payload[field] !== undefined) {
+    if (entry === undefined || (JSON.parse(entry.json) as OidcPayload)[field] !== undefined) {
       await this.#files.flushed()
       return false
     }
@@ -119,7 +120,9 @@ class LowdbModel implements OidcAdapter {
 
   /** Sets `field` to the epoch second in a new entry (a changed record is a new revision). */
   #mark(id: string, entry: StoredModel, field: string): string {
-    return this.#put(id, JSON.stringify({ ...entry.payload, [field]: Math.floor(this.#now() / 1000) }), entry.expiresAt)
+    const payload = JSON.parse(entry.json) as OidcPayload
+    payload[field] = Math.floor(this.#now() / 1000)
+    return this.#put(id, payload, entry.expiresAt)
   }
 
   async destroy(id: string): Promise<void> {
@@ -132,7 +135,7 @@ class LowdbModel implements OidcAdapter {
   async revokeByGrantId(grantId: string): Promise<void> {
     const ids = this.#byGrantId.get(grantId)
     if (ids === undefined) return this.#files.flushed()
-    const removed = [...ids]
+    const removed = typeof ids === 'string' ? [ids] : [...ids]
     for (const id of removed) {
       const entry = this.#records.get(id)
       if (entry !== undefined) this.#remove(id, entry)
@@ -142,7 +145,7 @@ class LowdbModel implements OidcAdapter {
 
   async list(): Promise<Array<{ id: string; payload: OidcPayload }>> {
     const live: Array<{ id: string; payload: OidcPayload }> = []
-    for (const [id, entry] of this.#records) if (!this.#expired(entry)) live.push({ id, payload: copy(entry.payload) })
+    for (const [id, entry] of this.#records) if (!this.#expired(entry)) live.push({ id, payload: JSON.parse(entry.json) as OidcPayload })
     return live
   }
 
@@ -174,26 +177,32 @@ class LowdbModel implements OidcAdapter {
 
   #remove(id: string, entry: StoredModel): void {
     this.#records.delete(id)
-    this.#unindex(id, entry.payload)
+    this.#unindex(id, entry)
   }
 
-  #index(id: string, payload: OidcPayload): void {
-    if (typeof payload.uid === 'string') this.#byUid.set(payload.uid, id)
-    if (typeof payload.userCode === 'string') this.#byUserCode.set(payload.userCode, id)
-    if (typeof payload.grantId === 'string') {
-      let ids = this.#byGrantId.get(payload.grantId)
-      if (ids === undefined) this.#byGrantId.set(payload.grantId, (ids = new Set()))
-      ids.add(id)
+  #index(id: string, keys: StoredModel): void {
+    if (keys.uid !== undefined) this.#byUid.set(keys.uid, id)
+    if (keys.userCode !== undefined) this.#byUserCode.set(keys.userCode, id)
+    if (keys.grantId !== undefined) {
+      // most grants have one record per model: a Set only from the second one on
+      const ids = this.#byGrantId.get(keys.grantId)
+      if (ids === undefined) this.#byGrantId.set(keys.grantId, id)
+      else if (typeof ids === 'string') {
+        if (ids !== id) this.#byGrantId.set(keys.grantId, new Set([ids, id]))
+      } else ids.add(id)
     }
   }
 
-  #unindex(id: string, payload: OidcPayload): void {
-    if (typeof payload.uid === 'string' && this.#byUid.get(payload.uid) === id) this.#byUid.delete(payload.uid)
-    if (typeof payload.userCode === 'string' && this.#byUserCode.get(payload.userCode) === id) this.#byUserCode.delete(payload.userCode)
-    if (typeof payload.grantId === 'string') {
-      const ids = this.#byGrantId.get(payload.grantId)
-      ids?.delete(id)
-      if (ids?.size === 0) this.#byGrantId.delete(payload.grantId)
+  #unindex(id: string, keys: StoredModel): void {
+    if (keys.uid !== undefined && this.#byUid.get(keys.uid) === id) this.#byUid.delete(keys.uid)
+    if (keys.userCode !== undefined && this.#byUserCode.get(keys.userCode) === id) this.#byUserCode.delete(keys.userCode)
+    if (keys.grantId !== undefined) {
+      const ids = this.#byGrantId.get(keys.grantId)
+      if (ids === id) this.#byGrantId.delete(keys.grantId)
+      else if (typeof ids === 'object') {
+        ids.delete(id)
+        if (ids.size === 0) this.#byGrantId.delete(keys.grantId)
+      }
     }
   }
 }
@@ -310,9 +319,10 @@ export async function createLowdbStorage(options: LowdbStorageOptions): Promise<
     async *entries(): AsyncIterable<StoredEntry> {
       const at = now()
       for (const [name, entries] of document.models) {
-        for (const [id, { payload, expiresAt }] of entries) {
+        for (const [id, { json, expiresAt }] of entries) {
           if (expiresAt !== undefined && expiresAt <= at) continue
-          yield expiresAt === undefined ? { kind: 'model', model: name, id, payload: copy(payload) } : { kind: 'model', model: name, id, payload: copy(payload), expiresAt }
+          const payload = JSON.parse(json) as OidcPayload
+          yield expiresAt === undefined ? { kind: 'model', model: name, id, payload } : { kind: 'model', model: name, id, payload, expiresAt }
         }
       }
       for (const [collection, entries] of document.records) {

@@ -16,7 +16,11 @@ export async function storeContents(dataDirOrMarker: string, now?: number): Prom
   const marker = dataDirOrMarker.endsWith('.json') ? dataDirOrMarker : join(dataDirOrMarker, defaults.storage.dbFile)
   const { document } = await inspectEmbeddedStore(marker, now)
   const contents: StoreContents = { models: {}, records: {} }
-  for (const [name, table] of document.models) contents.models[name] = Object.fromEntries(table) as StoreContents['models'][string]
+  for (const [name, table] of document.models) {
+    contents.models[name] = Object.fromEntries(
+      [...table].map(([id, { json, expiresAt }]) => [id, expiresAt === undefined ? { payload: JSON.parse(json) } : { payload: JSON.parse(json), expiresAt }]),
+    )
+  }
   for (const [name, table] of document.records) contents.records[name] = Object.fromEntries(table) as StoreContents['records'][string]
   return contents
 }

@@ -72,9 +72,11 @@ describe('createLowdbStorage adapter', () => {
           .split('\n')
           .filter(Boolean)
           .map((line) => {
-            const [sum, json] = [line.slice(0, 8), line.slice(9)]
-            expect(sum).toBe(crc32(json).toString(16).padStart(8, '0'))
-            return JSON.parse(json) as unknown[]
+            const [sum, text] = [line.slice(0, 8), line.slice(9)]
+            expect(sum).toBe(crc32(text).toString(16).padStart(8, '0'))
+            // a model record's payload follows its short array after a tab
+            const [meta, payload] = text.split('\t')
+            return payload === undefined ? (JSON.parse(meta!) as unknown[]) : [...(JSON.parse(meta!) as unknown[]), JSON.parse(payload)]
           }),
       )
     expect(await lines('mcp-auth.snapshot')).toEqual([
@@ -83,7 +85,7 @@ describe('createLowdbStorage adapter', () => {
     ])
     expect(await lines('mcp-auth.journal.1')).toEqual([
       ['h', { format: 'mcp-auth-journal', version: 2, generation: 1, createdAt: clock.now }],
-      ['m', 'Client', 'c1', { client_id: 'c1' }, null],
+      ['m', 'Client', 'c1', null, null, null, null, { client_id: 'c1' }],
       ['c', 1],
       ['r', 'accounts', 'a1', { username: 'alice' }],
       ['c', 1],
@@ -91,7 +93,7 @@ describe('createLowdbStorage adapter', () => {
     await storage.compact()
     expect(await lines('mcp-auth.snapshot')).toEqual([
       ['h', { format: 'mcp-auth-snapshot', version: 2, generation: 2, createdAt: clock.now }],
-      ['m', 'Client', 'c1', { client_id: 'c1' }, null],
+      ['m', 'Client', 'c1', null, null, null, null, { client_id: 'c1' }],
       ['r', 'accounts', 'a1', { username: 'alice' }],
       ['e', 2],
     ])

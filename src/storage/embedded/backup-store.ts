@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { defaults } from '../../config/defaults.js'
 import { ensurePrivateDir, writePrivateFile } from '../private-file.js'
-import { readLines } from './line-reader.js'
+import { eachLine } from './line-reader.js'
 import { decodeLine } from './record-line.js'
 import { journalGenerations, markerText, storeLayout, type StoreLayout } from './store-layout.js'
 
@@ -49,12 +49,17 @@ async function copyPrefix(fd: number, length: number, to: string): Promise<void>
 /** Where a journal's durable part ends, read from its open fd up to `size`: the end of its last commit line. */
 async function committedLength(file: string, fd: number, size: number): Promise<number> {
   let end = 0
-  for await (const line of readLines(file, { fd, limit: size })) {
-    if (!line.terminated) break
-    const decoded = decodeLine(line.buffer, line.start, line.end)
-    if (typeof decoded === 'string') break
-    if (line.number === 1 || decoded[0] === 'c') end = line.next
-  }
+  await eachLine(
+    file,
+    (line) => {
+      if (!line.terminated) return false
+      const decoded = decodeLine(line.buffer, line.start, line.end)
+      if (typeof decoded === 'string') return false
+      if (line.number === 1 || decoded[0] === 'c') end = line.next
+      return undefined
+    },
+    { fd, limit: size },
+  )
   return end
 }
 

@@ -193,8 +193,17 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
     return { fd: await openFd(file, 'a', 0o600), size: Buffer.byteLength(header) }
   }
 
-  /** lowdb's write: a compaction (one at a time; a second call joins the one running). */
+  /**
+   * lowdb's write: a compaction whose snapshot holds every write made before the call (one at a
+   * time: while one runs, this one follows it).
+   */
   write(): Promise<void> {
+    const running = this.#compaction
+    return running === undefined ? this.#startOne() : running.catch(() => undefined).then(() => this.#startOne())
+  }
+
+  /** A compaction, unless one is running: then that one. */
+  #startOne(): Promise<void> {
     this.#compaction ??= this.#compact().finally(() => {
       this.#compaction = undefined
     })
@@ -237,7 +246,7 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
   #startCompaction(): void {
     const at = this.#options.now()
     if (at < this.#retryAt) return
-    this.write().catch((error: unknown) => {
+    this.#startOne().catch((error: unknown) => {
       if (error instanceof SnapshotAbandoned || this.#closing) return
       this.#retryAt = this.#options.now() + RETRY_AFTER_FAILURE_MS
       this.#options.warn(

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises'
-import { readLines } from './line-reader.js'
+import { eachLine } from './line-reader.js'
 import { decodeLine, headerOf, type StoreLine } from './record-line.js'
 import { StoreDamagedError } from './store-damaged-error.js'
 import { applyLine, dropExpired, emptyDocument, type StoreDocument } from './store-document.js'
@@ -40,14 +40,14 @@ async function readSnapshot(file: string, document: StoreDocument): Promise<{ ge
   let header: { generation: number; createdAt: number } | undefined
   let records = 0
   let ended = false
-  for await (const line of readLines(file)) {
+  await eachLine(file, (line) => {
     if (!line.terminated) throw new StoreDamagedError(file, line.number, 'its last line is cut short: an incomplete snapshot')
     const decoded = decodeLine(line.buffer, line.start, line.end)
     if (line.number === 1) {
       const found = headerOf(decoded, 'mcp-auth-snapshot')
       if (typeof found === 'string') throw new StoreDamagedError(file, 1, found)
       header = found
-      continue
+      return
     }
     if (typeof decoded === 'string') throw new StoreDamagedError(file, line.number, decoded)
     if (ended) throw new StoreDamagedError(file, line.number, 'a line after the end line')
@@ -60,7 +60,7 @@ async function readSnapshot(file: string, document: StoreDocument): Promise<{ ge
     } else {
       throw new StoreDamagedError(file, line.number, `a "${decoded[0]}" line does not belong in a snapshot`)
     }
-  }
+  })
   if (header === undefined) throw new StoreDamagedError(file, undefined, 'it is empty')
   if (!ended) throw new StoreDamagedError(file, undefined, 'it ends before its end line: an incomplete snapshot')
   return header
@@ -88,7 +88,7 @@ async function replayJournal(file: string, generation: number, newest: boolean, 
   let size = 0
   let changes = 0
   let sweptAt = 0
-  for await (const line of readLines(file)) {
+  await eachLine(file, (line) => {
     lastLine = line.number
     size = line.next
     const decoded = line.terminated ? decodeLine(line.buffer, line.start, line.end) : 'cut short'
@@ -98,11 +98,11 @@ async function replayJournal(file: string, generation: number, newest: boolean, 
       if (header.generation !== generation) throw new StoreDamagedError(file, 1, `its header says generation ${header.generation}`)
       committedEnd = line.next
       committedLines = 1
-      continue
+      return
     }
     if (typeof decoded === 'string') {
       firstBad ??= { line: line.number, reason: decoded }
-      continue
+      return
     }
     if (decoded[0] === 'c') {
       if (firstBad !== undefined) throw new StoreDamagedError(file, firstBad.line, firstBad.reason)
@@ -120,7 +120,7 @@ async function replayJournal(file: string, generation: number, newest: boolean, 
     } else {
       batch.push(decoded)
     }
-  }
+  })
   if (lastLine === 0) throw new StoreDamagedError(file, undefined, 'it is empty (no header)')
   if (batch.length === 0 && firstBad === undefined) return { bytes: size, changes, sweptAt }
   if (!newest) throw new StoreDamagedError(file, firstBad?.line ?? committedLines + 1, firstBad?.reason ?? 'a batch without its commit line in a journal that is not the newest')

@@ -1,5 +1,4 @@
 import { crc32 } from 'node:zlib'
-import type { OidcPayload } from '../types.js'
 
 /** What a store file's first line says about it. */
 export interface FileHeader {
@@ -18,8 +17,11 @@ export interface FileHeader {
  */
 export type StoreLine =
   | readonly ['h', FileHeader]
-  /** A model record set (expiresAt epoch ms, null for never). */
-  | readonly ['m', string, string, OidcPayload, number | null]
+  /**
+   * A model record set: model, id, expiresAt (epoch ms, null for never), the payload's `grantId`,
+   * `uid`, `userCode` (null when absent: the indexes), and the payload's JSON text, kept as text.
+   */
+  | readonly ['m', string, string, number | null, string | null, string | null, string | null, string]
   /** Model records removed. */
   | readonly ['x', string, readonly string[]]
   /** A collection record set. */
@@ -33,6 +35,10 @@ export type StoreLine =
   /** The end of a snapshot of this many record lines: a snapshot without it is incomplete. */
   | readonly ['e', number]
 
+/** Byte → hex digit value (-1 for anything else): read without making a string per line. */
+const HEX = new Int8Array(256).fill(-1)
+for (let digit = 0; digit < 16; digit++) HEX[digit.toString(16).charCodeAt(0)] = digit
+
 const hex = (value: number): string => value.toString(16).padStart(8, '0')
 
 /**
@@ -43,9 +49,22 @@ export function encodeLine(json: string): string {
   return `${hex(crc32(json))} ${json}\n`
 }
 
-/** The JSON text of a model record line; `payloadJson` is the payload already serialized (the caller keeps its parse as the stored copy). */
-export function modelLineJson(model: string, id: string, payloadJson: string, expiresAt: number | undefined): string {
-  return `["m",${JSON.stringify(model)},${JSON.stringify(id)},${payloadJson},${expiresAt ?? 'null'}]`
+/** What a model record is indexed by, taken from its payload when it is written. */
+export interface RecordKeys {
+  grantId?: string
+  uid?: string
+  userCode?: string
+}
+
+/**
+ * A model record's line: `<crc> ["m",model,id,expiresAt,grantId,uid,userCode]<TAB><payload JSON>`.
+ * The payload stays JSON text in memory (parsed when read, so a read gets its own copy), and a
+ * start reads it without parsing it: only the short array before the tab is parsed. JSON.stringify
+ * never writes a raw tab, so the first tab is where the payload begins.
+ */
+export function modelLine(model: string, id: string, json: string, expiresAt: number | undefined, keys: RecordKeys): string {
+  const q = (value: string | undefined): string => (value === undefined ? 'null' : JSON.stringify(value))
+  return encodeLine(`["m",${JSON.stringify(model)},${JSON.stringify(id)},${expiresAt ?? 'null'},${q(keys.grantId)},${q(keys.uid)},${q(keys.userCode)}]\t${json}`)
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -57,7 +76,13 @@ function wellFormed(line: unknown[]): boolean {
     case 'h':
       return line.length === 2 && isObject(line[1])
     case 'm':
-      return line.length === 5 && isString(line[1]) && isString(line[2]) && isObject(line[3]) && (line[4] === null || typeof line[4] === 'number')
+      return (
+        line.length === 7 &&
+        isString(line[1]) &&
+        isString(line[2]) &&
+        (line[3] === null || typeof line[3] === 'number') &&
+        [line[4], line[5], line[6]].every((key) => key === null || isString(key))
+      )
     case 'x':
       return line.length === 3 && isString(line[1]) && Array.isArray(line[2]) && line[2].every(isString)
     case 'r':
@@ -80,15 +105,27 @@ function wellFormed(line: unknown[]): boolean {
  */
 export function decodeLine(buffer: Buffer, start: number, end: number): StoreLine | string {
   if (end - start < 10 || buffer[start + 8] !== 0x20) return 'not a checksummed line'
-  const sum = Number.parseInt(buffer.toString('latin1', start, start + 8), 16)
-  if (!Number.isInteger(sum) || crc32(buffer.subarray(start + 9, end)) !== sum) return 'checksum mismatch'
+  let sum = 0
+  for (let at = start; at < start + 8; at++) {
+    const digit = HEX[buffer[at] as number] as number
+    if (digit < 0) return 'not a checksummed line'
+    sum = sum * 16 + digit
+  }
+  if (crc32(buffer.subarray(start + 9, end)) !== sum) return 'checksum mismatch'
+  const tab = buffer.indexOf(9, start + 9)
+  const metaEnd = tab === -1 || tab >= end ? end : tab
   let value: unknown
   try {
-    value = JSON.parse(buffer.toString('utf8', start + 9, end))
+    value = JSON.parse(buffer.toString('utf8', start + 9, metaEnd))
   } catch {
     return 'not valid JSON'
   }
   if (!Array.isArray(value) || !wellFormed(value)) return 'not a line this build knows'
+  // a model record, and only a model record, carries its payload after a tab
+  if ((value[0] === 'm') !== (metaEnd !== end)) return 'not a line this build knows'
+  if (value[0] !== 'm') return value as unknown as StoreLine
+  if (buffer[metaEnd + 1] !== 0x7b || buffer[end - 1] !== 0x7d) return 'a payload that is not a JSON object'
+  value.push(buffer.toString('utf8', metaEnd + 1, end))
   return value as unknown as StoreLine
 }
 

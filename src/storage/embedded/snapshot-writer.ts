@@ -3,7 +3,7 @@ import { close, fsync, open, writeFile } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { encodeLine, modelLineJson } from './record-line.js'
+import { encodeLine, modelLine } from './record-line.js'
 import type { StoreDocument } from './store-document.js'
 
 const openFd = promisify(open)
@@ -38,7 +38,7 @@ function* recordLines(document: StoreDocument, now: number): Generator<string> {
   for (const [model, table] of document.models) {
     for (const [id, entry] of table) {
       if (entry.expiresAt !== undefined && entry.expiresAt <= now) continue
-      yield encodeLine(modelLineJson(model, id, JSON.stringify(entry.payload), entry.expiresAt))
+      yield modelLine(model, id, entry.json, entry.expiresAt, entry)
     }
   }
   for (const [collection, table] of document.records) {

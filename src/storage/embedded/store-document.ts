@@ -1,11 +1,25 @@
 import type { OidcPayload } from '../types.js'
-import type { StoreLine } from './record-line.js'
+import type { RecordKeys, StoreLine } from './record-line.js'
 
-/** One oidc-provider record in memory. Never changed in place: a write puts a new object (its revision). */
-export interface StoredModel {
-  payload: OidcPayload
+/**
+ * One oidc-provider record in memory: its payload as JSON text (a read parses its own copy; a
+ * snapshot writes it as it is), its expiry, and the keys it is indexed by. Never changed in place:
+ * a write puts a new object (its revision).
+ */
+export interface StoredModel extends RecordKeys {
+  json: string
   /** Epoch ms; absent for records that never expire. */
   expiresAt?: number
+}
+
+/** A stored record from its payload: its JSON text and index keys. */
+export function storedModel(payload: OidcPayload, json: string, expiresAt: number | undefined): StoredModel {
+  const entry: StoredModel = { json }
+  if (expiresAt !== undefined) entry.expiresAt = expiresAt
+  if (typeof payload.grantId === 'string') entry.grantId = payload.grantId
+  if (typeof payload.uid === 'string') entry.uid = payload.uid
+  if (typeof payload.userCode === 'string') entry.userCode = payload.userCode
+  return entry
 }
 
 /**
@@ -30,8 +44,13 @@ export function tableOf<V>(tables: Map<string, Map<string, V>>, name: string): M
 export function applyLine(document: StoreDocument, line: StoreLine): number | undefined {
   switch (line[0]) {
     case 'm': {
-      const [, model, id, payload, expiresAt] = line
-      tableOf(document.models, model).set(id, expiresAt === null ? { payload } : { payload, expiresAt })
+      const [, model, id, expiresAt, grantId, uid, userCode, json] = line
+      const entry: StoredModel = { json }
+      if (expiresAt !== null) entry.expiresAt = expiresAt
+      if (grantId !== null) entry.grantId = grantId
+      if (uid !== null) entry.uid = uid
+      if (userCode !== null) entry.userCode = userCode
+      tableOf(document.models, model).set(id, entry)
       return undefined
     }
     case 'x': {

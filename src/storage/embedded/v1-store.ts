@@ -1,16 +1,22 @@
 import type { OidcPayload } from '../types.js'
-import { emptyDocument, type StoreDocument } from './store-document.js'
+import { emptyDocument, storedModel, type StoreDocument, type StoredModel } from './store-document.js'
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
-function tablesInto<V>(target: Map<string, Map<string, V>>, value: unknown, where: string, check: (entry: unknown) => boolean): void {
+function tablesInto<V>(
+  target: Map<string, Map<string, V>>,
+  value: unknown,
+  where: string,
+  check: (entry: unknown) => boolean,
+  convert: (entry: never) => V = (entry) => entry,
+): void {
   if (!isObject(value)) throw new Error(`${where} is not an object`)
   for (const [name, entries] of Object.entries(value)) {
     if (!isObject(entries)) throw new Error(`${where}.${name} is not an object`)
     const table = new Map<string, V>()
     for (const [id, entry] of Object.entries(entries)) {
       if (!check(entry)) throw new Error(`${where}.${name}[${JSON.stringify(id)}] is malformed`)
-      table.set(id, entry as V)
+      table.set(id, convert(entry as never))
     }
     target.set(name, table)
   }
@@ -23,7 +29,13 @@ function tablesInto<V>(target: Map<string, Map<string, V>>, value: unknown, wher
 export function documentOfV1(raw: Record<string, unknown>, file: string): StoreDocument {
   const document = emptyDocument()
   try {
-    tablesInto<{ payload: OidcPayload; expiresAt?: number }>(document.models, raw['models'], 'models', (entry) => isObject(entry) && isObject(entry['payload']))
+    tablesInto<StoredModel>(
+      document.models,
+      raw['models'],
+      'models',
+      (entry) => isObject(entry) && isObject(entry['payload']) && (entry['expiresAt'] === undefined || typeof entry['expiresAt'] === 'number'),
+      (entry: { payload: OidcPayload; expiresAt?: number }) => storedModel(entry.payload, JSON.stringify(entry.payload), entry.expiresAt),
+    )
     tablesInto<object>(document.records, raw['records'], 'records', isObject)
   } catch (error) {
     throw new Error(`storage file ${file} is malformed: ${(error as Error).message}`, { cause: error })

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -94,11 +94,16 @@ describe('embedded store compaction', () => {
     expect(await reopened.adapter('RefreshToken').list()).toHaveLength(3000)
   })
 
-  it('a second compaction asked for while one runs joins it', async () => {
+  it('compact() asked while a compaction runs follows it, so its snapshot holds every write made before the call', async () => {
     const storage = await open({ compaction: { chunkBytes: 1024 } })
     await seed(storage, 1000)
-    const [first, second] = [storage.compact(), storage.compact()]
+    const first = storage.compact()
+    await storage.adapter('Client').upsert('during', { client_id: 'during' })
+    const second = storage.compact()
     await Promise.all([first, second])
-    expect(storage.stats().generation).toBe(2)
+    expect(storage.stats().generation).toBe(3)
+    // the journal is empty: everything is in the snapshot
+    expect(storage.stats().journalBytes).toBeLessThan(200)
+    expect((await readFile(join(dir, 'data', 'mcp-auth.snapshot'), 'utf8')).includes('"during"')).toBe(true)
   })
 })
