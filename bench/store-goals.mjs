@@ -74,9 +74,9 @@ export function readStoreGoals(stores, results, unavailable) {
     if (largest === undefined) {
       lines.push(`- ${name}, ${n(LARGEST)} records (start ≤ ${START_SECONDS} s, RSS, the workload runs): ${missing(LARGEST)}.`)
     } else {
-      const ran = largest.loadedRps > 0 && largest.writesPerSecond > 0 && largest.failed === 0
+      const ran = largest.loadedRps > 0 && largest.writesPerSecond > 0 && largest.failed === 0 && largest.writerFailed === 0
       lines.push(
-        `- ${name}, ${n(LARGEST)} records: started in ${(largest.startMs / 1000).toFixed(1)} s (goal ≤ ${START_SECONDS} s): ${verdict(largest.startMs <= START_SECONDS * 1000)}; RSS ${mib(largest.rssStart)} after start, ${mib(largest.rssEnd)} at the end; the workload ${ran ? 'ran' : 'did not run cleanly'} (${n(largest.loadedRps)} tokens/s and ${largest.writesPerSecond.toFixed(1)} writes/s with the writer, ${largest.failed} failed token requests): ${verdict(ran)}.`,
+        `- ${name}, ${n(LARGEST)} records: started in ${(largest.startMs / 1000).toFixed(1)} s (goal ≤ ${START_SECONDS} s): ${verdict(largest.startMs <= START_SECONDS * 1000)}; RSS ${mib(largest.rssStart)} after start, ${mib(largest.rssEnd)} at the end; the workload ${ran ? 'ran' : 'did not run cleanly'} (${n(largest.loadedRps)} tokens/s and ${largest.writesPerSecond.toFixed(1)} writes/s with the writer, ${largest.failed} failed token requests, ${largest.writerFailed} failed writer phases): ${verdict(ran)}.`,
       )
     }
   }

@@ -9,7 +9,7 @@
 // Usage: npm run bench:store [-- --sizes 1000,10000 --stores lowdb,memory --seconds 4 --rounds 3 --no-write]
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -106,6 +106,13 @@ async function rssOf(pid) {
   }
 }
 
+/** What the files of `dir` hold (the store's, and the few KiB of keys beside them). */
+async function bytesIn(dir) {
+  const names = await readdir(dir)
+  const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size))
+  return sizes.reduce((sum, size) => sum + size, 0)
+}
+
 const seededMs = (output) => Number(/seeded \d+ records in (\d+) ms/.exec(output)?.[1] ?? 0)
 
 /**
@@ -135,7 +142,14 @@ async function phase(entry, writing) {
   const ours = new Set([process.pid, entry.child.pid, ...(redis ? [redis.child.pid] : [])])
   await takeStats(entry.issuer)
   const before = await otherTicks(ours)
-  const writer = writing ? runNode('0', [WRITER, '--issuer', entry.issuer, '--seconds', String(SECONDS)], (SECONDS + 60) * 1000) : undefined
+  // a writer that fails (a registration refused, or slower than harness.mjs's fetch timeout) counts
+  // as a failed phase of the writer, not as a store that cannot be measured at all
+  const writer = writing
+    ? runNode('0', [WRITER, '--issuer', entry.issuer, '--seconds', String(SECONDS)], (SECONDS + 60) * 1000).then(
+        (out) => ({ out }),
+        (error) => ({ error: error.message, registrations: 0, seconds: SECONDS, latencies: [] }),
+      )
+    : undefined
   const [wrk, writerOut] = await Promise.all([
     runWrk({
       url: `${entry.issuer}/token`,
@@ -148,7 +162,7 @@ async function phase(entry, writing) {
   ])
   const others = otherShare(before, await otherTicks(ours), SECONDS)
   const stats = await takeStats(entry.issuer)
-  const writes = writerOut === undefined ? undefined : JSON.parse(writerOut.trim().split('\n').at(-1))
+  const writes = writerOut === undefined ? undefined : 'error' in writerOut ? writerOut : JSON.parse(writerOut.out.trim().split('\n').at(-1))
   return { wrk, writes, stats, others }
 }
 
@@ -178,6 +192,8 @@ function summarizeCell(cell) {
     delayP99: loaded.length ? median(loaded.map((p) => p.stats.eventLoop.p99)) : undefined,
     delayMax: loaded.length ? Math.max(...loaded.map((p) => p.stats.eventLoop.max)) : undefined,
     failed: cell.phases.reduce((sum, p) => sum + p.wrk.failed, 0),
+    writerFailed: loaded.filter((p) => p.writes.error !== undefined).length,
+    diskBytes: cell.diskBytes,
     others: Math.max(0, ...cell.phases.map((p) => p.others ?? 0)),
     startMs: cell.startMs,
     seedMs: cell.seedMs,
@@ -213,12 +229,13 @@ async function measureCell(store, size) {
         entry.phases.push(result)
         const w = result.writes
         const writes = w ? `, ${(w.registrations / w.seconds).toFixed(1)} writes/s` : ''
-        const failures = result.wrk.failed ? `, FAILED: ${result.wrk.failed}` : ''
+        const failures = `${result.wrk.failed ? `, FAILED: ${result.wrk.failed}` : ''}${w?.error ? `, WRITER FAILED: ${w.error}` : ''}`
         console.error(`  round ${round} ${writing ? 'with writer' : 'alone'}: ${result.wrk.rps.toFixed(0)} tokens/s, p99 ${ms(result.wrk.p99)} ms${writes}${failures}`)
       }
     }
     entry.phases.push(await phase(entry, false))
     entry.rssEnd = await rssOf(entry.child.pid)
+    if (store.storage === 'lowdb') entry.diskBytes = await bytesIn(dataDir)
     return summarizeCell(entry)
   } finally {
     if (entry) await stopChild(entry.child)
@@ -260,7 +277,8 @@ const head = [
   'storage writes per registration',
   'event-loop delay p99 / max ms (writer)',
   'RSS at end MiB',
-  'failed requests',
+  'data dir at end MiB',
+  'failed token requests / writer phases',
 ]
 const rows = [`| ${head.join(' | ')} |`, `| --- |${' ---: |'.repeat(head.length - 1)}`]
 for (const size of SIZES) {
@@ -287,7 +305,8 @@ for (const size of SIZES) {
         r.storageWritesPerRegistration === undefined ? 'n/a' : r.storageWritesPerRegistration.toFixed(1),
         `${ms(r.delayP99)} / ${ms(r.delayMax)}`,
         mib(r.rssEnd),
-        r.failed ? `**${r.failed}**` : 0,
+        r.diskBytes === undefined ? '–' : (r.diskBytes / 2 ** 20).toFixed(1),
+        r.failed || r.writerFailed ? `**${r.failed} / ${r.writerFailed}**` : '0 / 0',
       ].join(' | ')} |`,
     )
   }
@@ -295,12 +314,14 @@ for (const size of SIZES) {
 const table = rows.join('\n')
 const goals = readStoreGoals(STORES, results, unavailable)
 const busiest = Math.max(0, ...Object.values(results).map((r) => r.others))
-const failedRequests = Object.values(results).some((r) => r.failed > 0)
+const failedRequests = Object.values(results).some((r) => r.failed > 0 || r.writerFailed > 0)
 const warnings = [
   busiest > QUIET_CPU_SHARE
     ? `**Other processes used up to ${(busiest * 100).toFixed(0)}% of a core during a phase: the machine was not quiet, figures may be disturbed; re-run.**`
     : '',
-  failedRequests ? '**Some token requests failed (non-2xx or socket errors): those rows are not clean throughput; see the last column.**' : '',
+  failedRequests
+    ? '**Some token requests or writer phases failed (non-2xx, socket errors, a registration refused or timed out): those rows are not clean; see the last column.**'
+    : '',
   Object.keys(unavailable).length ? `**Not measured: ${Object.keys(unavailable).join(', ')}; see the table.**` : '',
 ].filter(Boolean)
 printReport([table, goals.lines.join('\n')], warnings, started)
@@ -334,7 +355,9 @@ create, destroy, revokeByGrantId; the record store's put, create, delete: from t
 returns its promise) during the writer phases, every kind pooled; work a store defers to a later
 tick is not in it but shows in the **event-loop delay** (\`monitorEventLoopDelay\`: how late a 1 ms
 timer fired; p99 the median of the writer phases, max the largest). **RSS**: VmRSS of the server
-process after start and after the last phase. ${pin ? 'Server pinned to core 1; wrk, the writer and redis-server to core 0 (taskset).' : 'No taskset: not pinned.'}
+process after start and after the last phase; **data dir**: the size of the lowdb store's files (and the
+few KiB of keys beside them) after the last phase, the server still running. A writer phase fails
+when a registration is refused or takes longer than 5 s. ${pin ? 'Server pinned to core 1; wrk, the writer and redis-server to core 0 (taskset).' : 'No taskset: not pinned.'}
 Other processes used up to ${(busiest * 100).toFixed(0)}% of a core during a phase.
 ${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
 
