@@ -15,20 +15,25 @@ const n = (value) => value.toLocaleString('en', { maximumFractionDigits: 0 })
 const ms = (value) => (value < 10 ? value.toFixed(2) : value.toFixed(0))
 const pct = (value) => `${(value * 100).toFixed(0)}%`
 const mib = (bytes) => (bytes === undefined ? 'n/a' : `${(bytes / 2 ** 20).toFixed(0)} MiB`)
-const verdict = (met) => (met ? '**PASS**' : '**FAIL**')
 
 /**
  * `results` and `unavailable` are keyed `<store key>:<records>` (bench/store.mjs summarizeCell);
  * returns `{ lines }`, markdown list items.
  */
 export function readStoreGoals(stores, results, unavailable) {
-  const lines = []
+  const lines = ['The issue sets these goals for the embedded store (lowdb); Redis and the in-memory store are judged the same way, for reference.', '']
+  const summary = []
   for (const store of stores) {
+    const judged = { passed: 0, failed: 0 }
+    const verdict = (met) => {
+      judged[met ? 'passed' : 'failed'] += 1
+      return met ? '**PASS**' : '**FAIL**'
+    }
     const cell = (size) => results[`${store.key}:${size}`]
     // a size the run could not measure fails its goals; a size left out of the run is only not judged
     const missing = (size) => {
       const reason = unavailable[`${store.key}:${size}`]
-      return reason === undefined ? `not measured (${n(size)} records not in this run)` : `could not be measured at ${n(size)} records (${reason}): **FAIL**`
+      return reason === undefined ? `not measured (${n(size)} records not in this run)` : `could not be measured at ${n(size)} records (${reason}): ${verdict(false)}`
     }
     const base = cell(BASE)
     const filled = cell(FILLED)
@@ -66,7 +71,7 @@ export function readStoreGoals(stores, results, unavailable) {
       )
       lines.push(
         filled.costP50 === undefined
-          ? `- ${name}, main-thread cost of a storage write at ${n(FILLED)} records: no write was timed: **FAIL**.`
+          ? `- ${name}, main-thread cost of a storage write at ${n(FILLED)} records: no write was timed: ${verdict(false)}.`
           : `- ${name}, main-thread cost of a storage write at ${n(FILLED)} records: p50 ${ms(filled.costP50)} ms (p99 ${ms(filled.costP99)}, max ${ms(filled.costMax)}; event-loop delay with the writer p99 ${ms(filled.delayP99)}, max ${ms(filled.delayMax)} ms) (goal: p50 ≤ ${WRITE_COST_MS} ms): ${verdict(filled.costP50 <= WRITE_COST_MS)}.`,
       )
     }
@@ -79,6 +84,8 @@ export function readStoreGoals(stores, results, unavailable) {
         `- ${name}, ${n(LARGEST)} records: started in ${(largest.startMs / 1000).toFixed(1)} s (goal ≤ ${START_SECONDS} s): ${verdict(largest.startMs <= START_SECONDS * 1000)}; RSS ${mib(largest.rssStart)} after start, ${mib(largest.rssEnd)} at the end; the workload ${ran ? 'ran' : 'did not run cleanly'} (${n(largest.loadedRps)} tokens/s and ${largest.writesPerSecond.toFixed(1)} writes/s with the writer, ${largest.failed} failed token requests, ${largest.writerFailed} failed writer phases): ${verdict(ran)}.`,
       )
     }
+    summary.push(`${store.label} ${judged.passed} PASS, ${judged.failed} FAIL`)
   }
+  lines.push('', `Goals judged in this run: ${summary.join('; ')}.`)
   return { lines }
 }

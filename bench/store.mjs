@@ -347,7 +347,7 @@ each, nothing written) after ${WARMUP_SECONDS} s of warm-up; alone, and while **
 (\`bench/store-writer.mjs\`) registers clients back to back (POST /register, one at a time), each
 new client used once at once (its first token takes it off the unused-clients list, so no
 registration cap interferes). **Writes/s** are its registrations per second, **write p50 / p99**
-the latency of its registrations. ${ROUNDS} rounds per store and size on one server: alone, with the
+the latency of its registrations. ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} per store and size on one server: alone, with the
 writer, …, alone again; figures are medians over the phases (latency percentiles over every
 registration). **Main thread per storage write**: the fixture's \`--time-writes\` times the
 synchronous part of every write call of the storage (each adapter's upsert, consume, claim,
