@@ -233,7 +233,9 @@ async function measureCell(store, size) {
         console.error(`  round ${round} ${writing ? 'with writer' : 'alone'}: ${result.wrk.rps.toFixed(0)} tokens/s, p99 ${ms(result.wrk.p99)} ms${writes}${failures}`)
       }
     }
-    entry.phases.push(await phase(entry, false))
+    const last = await phase(entry, false)
+    entry.phases.push(last)
+    console.error(`  last, alone: ${last.wrk.rps.toFixed(0)} tokens/s, p99 ${ms(last.wrk.p99)} ms${last.wrk.failed ? `, FAILED: ${last.wrk.failed}` : ''}`)
     entry.rssEnd = await rssOf(entry.child.pid)
     if (store.storage === 'lowdb') entry.diskBytes = await bytesIn(dataDir)
     return summarizeCell(entry)
