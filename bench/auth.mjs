@@ -22,6 +22,7 @@ import { parseArgs } from 'node:util'
 import { hasRedis, startRedis } from './local-servers.mjs'
 import { commitOf, machineLine, writeSection } from './report.mjs'
 import {
+  checkToken,
   clientCredentialsRequest,
   cpuPerRequest,
   logMeasurement,
@@ -32,11 +33,13 @@ import {
   positiveOption,
   printReport,
   ratioRows,
+  registerClientCredentials,
   requireWrk,
   resultTable,
   runWarnings,
   runWrk,
   startServer,
+  stopChild,
   summarize,
   ticksOf,
 } from './harness.mjs'
@@ -78,7 +81,6 @@ const QUIET_CPU_SHARE = 0.1
 // Loading a 10^5-record store takes a few seconds.
 const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 5_000
-const FETCH_TIMEOUT_MS = 5_000
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
 const SERVER = here('./fixtures/auth-server.mjs')
 const BARE = here('./fixtures/bare-provider.mjs')
@@ -143,53 +145,6 @@ async function start(server, dataDir) {
   return { child, issuer: url }
 }
 
-// SIGTERM lets the server flush its store; SIGKILL if it does not exit in time.
-function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
-const fetchJson = async (url, init) => {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
-  const text = await res.text()
-  let body
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  return { status: res.status, body, text }
-}
-
-// Dynamic registration (RFC 7591) of a confidential client allowed client_credentials only.
-async function register(issuer) {
-  const { status, body, text } = await fetchJson(`${issuer}/register`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
-    body: JSON.stringify({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: [], response_types: [] }),
-  })
-  if (status !== 201 || !body?.client_id || !body?.client_secret) throw new Error(`registration answered ${status}: ${text.slice(0, 200)}`)
-  return clientCredentialsRequest(issuer, body.client_id, body.client_secret)
-}
-
-// One real token request, the same one wrk sends, so a misconfigured server fails loudly instead
-// of being measured.
-async function token(issuer, client) {
-  const { status, body, text } = await fetchJson(`${issuer}/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', Authorization: client.authorization },
-    body: client.body,
-  })
-  if (status !== 200 || typeof body?.access_token !== 'string') throw new Error(`token request answered ${status}: ${text.slice(0, 200)}`)
-}
-
 // Records in the lowdb file: every oidc-provider model entry plus our own records.
 async function storeSize(dataDir) {
   const file = join(dataDir, DB_FILE)
@@ -210,8 +165,8 @@ async function prepare(server) {
   dataDirs.add(dataDir)
   const { child, issuer, client } = await start(server, dataDir)
   const entry = { server, dataDir, child, url: `${issuer}/token` }
-  entry.client = client ?? (await register(issuer))
-  await token(issuer, entry.client)
+  entry.client = client ?? (await registerClientCredentials(issuer))
+  await checkToken(issuer, entry.client)
   await wrk(entry.url, WARMUP.connections, WARMUP.seconds, entry.client)
   return entry
 }
@@ -232,7 +187,7 @@ async function measure({ server, child, url, client }, mode, round) {
 // Stops the server (letting it flush), counts its store if it is a lowdb one, removes its data dir.
 async function finish({ server, child, dataDir }) {
   try {
-    await stop(child)
+    await stopChild(child, STOP_TIMEOUT_MS)
     const store = server.storage === 'lowdb' ? await storeSize(dataDir) : undefined
     if (store) console.error(`${server.label}: store ${store.records} records, ${store.bytes} bytes ${JSON.stringify(store.byModel)}`)
     return store

@@ -115,6 +115,55 @@ export function clientCredentialsRequest(origin, id, secret) {
   return { authorization: `Basic ${basic}`, body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp', resource: `${origin}/mcp` }).toString() }
 }
 
+const FETCH_TIMEOUT_MS = 5_000
+
+/** fetch with a timeout; the status, the body parsed as JSON (undefined when it is not) and its text. */
+export async function fetchJson(url, init) {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })
+  const text = await res.text()
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return { status: res.status, body, text }
+}
+
+/** Dynamic registration (RFC 7591) at `issuer` of a confidential client allowed client_credentials only; its token request (clientCredentialsRequest). */
+export async function registerClientCredentials(issuer) {
+  const { status, body, text } = await fetchJson(`${issuer}/register`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: JSON.stringify({ grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic', redirect_uris: [], response_types: [] }),
+  })
+  if (status !== 201 || !body?.client_id || !body?.client_secret) throw new Error(`registration answered ${status}: ${text.slice(0, 200)}`)
+  return clientCredentialsRequest(issuer, body.client_id, body.client_secret)
+}
+
+/** One real token request of `client` (the one wrk sends), so a misconfigured server fails loudly instead of being measured. */
+export async function checkToken(issuer, client) {
+  const { status, body, text } = await fetchJson(`${issuer}/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', Authorization: client.authorization },
+    body: client.body,
+  })
+  if (status !== 200 || typeof body?.access_token !== 'string') throw new Error(`token request answered ${status}: ${text.slice(0, 200)}`)
+}
+
+/** SIGTERM (a server flushes its store), then SIGKILL if `child` has not exited within `timeoutMs`. */
+export function stopChild(child, timeoutMs = 5_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
 export const median = (numbers) => {
   const sorted = [...numbers].sort((x, y) => x - y)
   const middle = sorted.length >> 1
