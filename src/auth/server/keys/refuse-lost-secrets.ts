@@ -55,7 +55,7 @@ function lostSecretsMessage(path: string, opened: OpenedStorage, dataDir: string
   const startOver =
     opened.connection !== undefined
       ? `delete the deployment's data in Redis (every key under the prefix "${opened.connection.prefix}", e.g. redis-cli --scan --pattern '${opened.connection.prefix}*' | xargs redis-cli del) and start again`
-      : `remove the store ${join(dataDir, defaults.storage.dbFile)} (accounts, clients and grants go with it) and start again`
+      : `remove the store ${join(dataDir, defaults.storage.dbFile)} with its ${defaults.storage.snapshotFile} and ${defaults.storage.journalFile}.* (accounts, clients and grants go with it) and start again`
   return (
     `${path} is missing, but the store holds data sealed with the data key it held. ${WHAT_SECRETS_PROTECT} ` +
     `Refusing to start. Restore ${path} from a backup, or copy it from another node's data directory; ` +
