@@ -7,6 +7,7 @@ import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
+import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
 
@@ -106,7 +107,9 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       redis === undefined
         ? `--data-dir ${dataDir}`
         : `--redis ${redactedRedisUrl(redis.url)}${redis.prefix === undefined ? '' : ` --redis-prefix ${redis.prefix}`} --data-dir ${dataDir}`
-    const health = { health: () => job.health() }
+    // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
+    const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
+    const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
     const v4 = createCliServer(mcp.handler, health)
     await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
     const servers = [v4]
@@ -150,7 +153,15 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await closeOnSignal(servers, () => job.close(), drain)
+    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
+    await closeOnSignal(
+      servers,
+      async () => {
+        await endpoint?.withdraw()
+        await job.close()
+      },
+      drain,
+    )
   },
 }
 
