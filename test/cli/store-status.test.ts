@@ -81,6 +81,19 @@ describe('mcp-auth status', () => {
     await expect(stat(serverFile)).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
+  it('asks mcp-auth start too, at a loopback URL of it', async () => {
+    const dir = await seededDataDir()
+    const { child, url } = await startCli(['start', '--port', '0', '--data-dir', dir, '--drain-delay', '0'], { env: { MCP_AUTH_DEMO_PASSWORD: 'demo password 1' } })
+    children.push(child)
+    const status = await statusJson(dir)
+    expect(status.source).toBe('server')
+    expect(status.server).toMatchObject({ running: true, pid: child.pid, url: `http://127.0.0.1:${new URL(url).port}` })
+    // the demo account start created is counted
+    expect(status.collections['accounts']).toBe(2)
+    await stopChild(child)
+    await expect(stat(join(dir, 'mcp-auth.server.json'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
+
   it('falls back to the files when the server file names a process that is gone', async () => {
     const dir = await seededDataDir()
     // a pid no process has: past the kernel's pid_max (4194304 at most)
