@@ -23,6 +23,8 @@ Options:
   --out DIR        where the copy goes (must not exist, or be empty)
   --data-dir DATA  data directory (default ${defaults.storage.dataDir})
   --config FILE    the server's JSON configuration (its dataDir, its storage.redis)
+  --redis URL      a deployment on Redis (also MCP_AUTH_REDIS_URL, --redis-prefix P): refused,
+                   with what to use instead (Redis's own persistence)
   -h, --help       show this help
 `,
   options: { out: { type: 'string' }, 'data-dir': { type: 'string' }, config: { type: 'string' }, redis: { type: 'string' }, 'redis-prefix': { type: 'string' } },

@@ -124,6 +124,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
 
     // The JWKS is served by this very process: fetch it once it listens, before announcing it.
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
+    // before the line scripts wait for: a `mcp-auth status` right after it finds this server
+    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     // scripts and tests wait for this line; behind a proxy it names this node, then the public origin
     process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
     process.stdout.write(
@@ -153,7 +155,6 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     await closeOnSignal(
       servers,
       async () => {

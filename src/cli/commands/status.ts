@@ -24,6 +24,7 @@ Options:
   --data-dir DIR   data directory (default ${defaults.storage.dataDir})
   --config FILE    the server's JSON configuration (its dataDir, its storage.redis)
   --redis URL      a deployment on Redis (also MCP_AUTH_REDIS_URL): says where its records are
+  --redis-prefix P its key prefix
   --json           print one JSON object: the figures, "source" ("server" or "files") and
                    "server" ({ running, pid, url })
   -h, --help       show this help
