@@ -1,7 +1,7 @@
 // Issue 30 (acceptance): a backup taken during a burst of writes restores to a store that holds
 // every write acknowledged before the backup began; restore refuses what it must.
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -96,4 +96,18 @@ describe('mcp-auth backup and restore', () => {
     expect(read.status).toBe(200)
     expect(((await read.json()) as { client_id: string }).client_id).toBe(client.client_id)
   }, 60_000)
+
+  it('refuses a damaged backup with the file and line, and restores nothing', async () => {
+    const root = await tempDir()
+    const dataDir = join(root, 'data')
+    expect((await runCli(['users', 'add', 'bob', '--data-dir', dataDir], { env: { MCP_AUTH_PASSWORD: 'bob password 1' } })).code).toBe(0)
+    const backupDir = join(root, 'backup')
+    expect((await runCli(['backup', '--data-dir', dataDir, '--out', backupDir])).code).toBe(0)
+    const journal = join(backupDir, 'mcp-auth.journal.1')
+    await writeFile(journal, (await readFile(journal, 'utf8')).replace('"bob"', '"bib"'))
+    const restored = await runCli(['restore', '--from', backupDir, '--data-dir', join(root, 'restored')])
+    expect(restored.code).toBe(1)
+    expect(restored.stderr).toMatch(/^mcp-auth restore: .* is not a whole backup: .*mcp-auth\.journal\.1 line \d+ is damaged .*nothing was restored\n$/)
+    await expect(stat(join(root, 'restored', 'mcp-auth.json'))).rejects.toMatchObject({ code: 'ENOENT' })
+  })
 })

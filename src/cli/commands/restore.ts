@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import { restoreEmbeddedStore } from '../../storage/embedded/restore-store.js'
+import { StoreDamagedError } from '../../storage/embedded/store-damaged-error.js'
 import { UsageError, type Command } from '../command.js'
 import { recordCounts } from '../record-counts.js'
 import { shellWord } from '../shell-word.js'
@@ -26,7 +27,17 @@ Options:
   async run(values) {
     if (typeof values.from !== 'string' || values.from === '') throw new UsageError('--from DIR is required')
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
-    const restored = await restoreEmbeddedStore(values.from, dataDir)
+    const restored = await restoreEmbeddedStore(values.from, dataDir).catch((error: unknown) => {
+      // the store's own wording is for a server refusing to start: here the backup is what is damaged
+      if (error instanceof StoreDamagedError)
+        throw new Error(
+          `${values.from} is not a whole backup: ${error.file}${error.line === undefined ? '' : ` line ${error.line}`} is damaged (${error.reason}); nothing was restored`,
+          {
+            cause: error,
+          },
+        )
+      throw error
+    })
     process.stdout.write(
       [
         `restored ${values.from} into ${dataDir}`,
