@@ -7,7 +7,7 @@ import { loadConfigFile } from '../config/load-config-file.js'
 import type { MessageBus } from '../sessions/message-bus.js'
 import type { RecordStore } from '../storage/types.js'
 import { redisChoice, redisOptions, type RedisChoice } from './redis-option.js'
-import { readRedisStoreMarker } from './redis-store-marker.js'
+import { readRedisStoreMarker, type RedisStoreMarker } from './redis-store-marker.js'
 
 /** Options of the commands that administer a deployment's store (a data directory, or Redis). */
 export const ADMIN_OPTIONS = {
@@ -41,6 +41,22 @@ export interface AdminTarget {
  * without Redis: a write there would land in a file no node reads.
  */
 export async function adminTarget(values: Record<string, string | boolean | undefined>): Promise<AdminTarget> {
+  const { dataDir, redis, marker, config } = await deploymentStore(values)
+  if (redis !== undefined) return { dataDir, redis, config }
+  if (marker !== undefined) {
+    throw new Error(
+      `${dataDir} belongs to a node whose store is in Redis (${marker.url}, prefix ${marker.prefix}): the servers read accounts, clients, grants and resources there, not in this directory. ` +
+        `Add --redis URL${marker.prefix === defaults.redis.prefix ? '' : ` --redis-prefix ${marker.prefix}`} (or set MCP_AUTH_REDIS_URL).`,
+    )
+  }
+  return { dataDir, config }
+}
+
+/**
+ * Where the servers read, as {@link adminTarget} finds it, without refusing: also the Redis marker
+ * a node left in the data directory when neither --redis nor the configuration names Redis.
+ */
+export async function deploymentStore(values: Record<string, string | boolean | undefined>): Promise<AdminTarget & { marker?: RedisStoreMarker }> {
   const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
   const chosen = redisChoice(values, file)
   const { redis: configRedis, ...config } = file as AuthorizationServerOptions
@@ -49,13 +65,7 @@ export async function adminTarget(values: Record<string, string | boolean | unde
   const dataDir = (values['data-dir'] as string | undefined) ?? config.dataDir ?? defaults.storage.dataDir
   if (redis !== undefined) return { dataDir, redis, config }
   const marker = await readRedisStoreMarker(dataDir)
-  if (marker !== undefined) {
-    throw new Error(
-      `${dataDir} belongs to a node whose store is in Redis (${marker.url}, prefix ${marker.prefix}): the servers read accounts, clients, grants and resources there, not in this directory. ` +
-        `Add --redis URL${marker.prefix === defaults.redis.prefix ? '' : ` --redis-prefix ${marker.prefix}`} (or set MCP_AUTH_REDIS_URL).`,
-    )
-  }
-  return { dataDir, config }
+  return marker === undefined ? { dataDir, config } : { dataDir, config, marker }
 }
 
 /** A deployment's record store opened for one command, and the bus its nodes listen on (Redis only). */

@@ -17,6 +17,9 @@ import { usersCommand } from './commands/users.js'
 import { resourcesCommand } from './commands/resources.js'
 import { grantsCommand } from './commands/grants.js'
 import { migrateCommand } from './commands/migrate.js'
+import { statusCommand } from './commands/status.js'
+import { backupCommand } from './commands/backup.js'
+import { restoreCommand } from './commands/restore.js'
 
 const commands: Command[] = [
   startCommand,
@@ -28,6 +31,9 @@ const commands: Command[] = [
   clientsCommand,
   keysCommand,
   migrateCommand,
+  statusCommand,
+  backupCommand,
+  restoreCommand,
   loginCommand,
   logoutCommand,
   whoamiCommand,

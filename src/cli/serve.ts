@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { defaults } from '../config/defaults.js'
 import { cliServerStates, type CliServerState } from './cli-server-state.js'
 import { drain, isFollowed, type DrainOptions } from './drain.js'
+import { holdsStatusKey } from './status-key.js'
 
 /** What {@link createCliServer} may add in front of the handler. */
 export interface CliServerOptions {
@@ -11,6 +12,12 @@ export interface CliServerOptions {
    * otherwise (and while draining), before the handler sees the request.
    */
   health?: () => Promise<boolean>
+  /**
+   * With `health`: a request to it carrying `key` in the `defaults.cli.statusKeyHeader` header
+   * (`mcp-auth status`, which reads the key from the server file) is also given `details()`; any
+   * other request gets `{"status":…}` only.
+   */
+  status?: { key: string; details: () => Promise<object> }
 }
 
 /**
@@ -27,15 +34,17 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
   const forget = function forget(this: ServerResponse): void {
     state.open.delete(this)
   }
-  const { health } = options
+  const { health, status } = options
   const server = createServer(
     { connectionsCheckingInterval: c.connectionsCheckingIntervalMs, headersTimeout: c.headersTimeoutMs, requestTimeout: c.requestTimeoutMs },
     (req, res) => {
       state.open.add(res)
       res.on('close', forget)
       if (health !== undefined && req.method === 'GET' && (req.url === c.healthPath || req.url?.startsWith(`${c.healthPath}?`))) {
-        state.lastHealthCheck = Date.now()
-        void answerHealth(res, state, health)
+        const asked = status !== undefined && holdsStatusKey(req, status.key)
+        // `mcp-auth status` is not a load balancer: it must not make a shutdown wait for one
+        if (!asked) state.lastHealthCheck = Date.now()
+        void answerHealth(res, state, health, asked ? status.details : undefined)
         return
       }
       // once the drain closes connections, a request on a kept-alive one is the last one on it
@@ -49,9 +58,9 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
   return server
 }
 
-async function answerHealth(res: ServerResponse, state: CliServerState, health: () => Promise<boolean>): Promise<void> {
+async function answerHealth(res: ServerResponse, state: CliServerState, health: () => Promise<boolean>, details?: () => Promise<object>): Promise<void> {
   const status = state.draining ? 'draining' : (await health().catch(() => false)) ? 'ok' : 'unavailable'
-  const body = JSON.stringify({ status })
+  const body = JSON.stringify(details === undefined ? { status } : { status, ...(await details().catch(() => ({}))) })
   res.writeHead(status === 'ok' ? 200 : 503, {
     'content-type': 'application/json',
     'cache-control': 'no-store',

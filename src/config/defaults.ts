@@ -663,6 +663,21 @@ export const defaults = {
     keepAliveTimeoutMs: 65_000,
     /** Path of the health endpoint a load balancer polls: 200 while serving, 503 when storage is unreachable or the process is draining. */
     healthPath: '/healthz',
+    /**
+     * File a server on an embedded store writes in its data directory while it listens (0600, gone
+     * after its shutdown): its pid, a URL of it reachable from this machine, and a random key with
+     * which `mcp-auth status` asks its health endpoint for the store's figures. A file left by a
+     * process that died is recognized by its pid and ignored.
+     */
+    serverFile: 'mcp-auth.server.json',
+    /**
+     * Request header carrying that key: `GET /healthz` with it adds the store's figures, the
+     * version, the pid and the uptime to its answer; without it (a load balancer) the answer stays
+     * `{"status":…}`, so nothing about the store reaches whoever can reach the port.
+     */
+    statusKeyHeader: 'x-mcp-auth-status-key',
+    /** How long (ms) `mcp-auth status` waits for the running server's answer before it reads the files instead. A loopback request: 3 s is generous. */
+    statusTimeoutMs: 3_000,
   },
 } as const
 

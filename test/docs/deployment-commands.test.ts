@@ -8,57 +8,13 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
+import { commandLines, EMBEDDED_STORE_SECTION, inSection } from '../helpers/doc-commands.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
-interface Line {
-  /** 1-based line number in the page. */
-  at: number
-  words: string[]
-}
-
-/** The words of a shell line as sh would split them (quotes, an unquoted `#` comment). */
-function shellWords(line: string): string[] {
-  const words: string[] = []
-  let word: string | undefined
-  let quote: '"' | "'" | undefined
-  for (const char of line) {
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined
-      else word += char
-    } else if (char === '"' || char === "'") {
-      quote = char
-      word ??= ''
-    } else if (/\s/.test(char)) {
-      if (word !== undefined) words.push(word)
-      word = undefined
-    } else if (char === '#' && word === undefined) break
-    else word = (word ?? '') + char
-  }
-  if (quote !== undefined) throw new Error(`unbalanced quote in: ${line}`)
-  if (word !== undefined) words.push(word)
-  return words
-}
-
-/** Every `mcp-auth` command of the page's sh blocks, continuation lines joined. */
-function commandLines(page: string): Line[] {
-  const lines = page.split('\n')
-  const found: Line[] = []
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(sh|bash|shell)\s*$/.test(lines[i]!)) continue
-    for (i++; lines[i] !== '```'; i++) {
-      const at = i + 1
-      let text = lines[i]!
-      while (text.endsWith('\\')) text = `${text.slice(0, -1)} ${lines[++i]!.trim()}`
-      const words = shellWords(text)
-      if (words[0] === 'mcp-auth') found.push({ at, words: words.slice(1) })
-    }
-  }
-  return found
-}
-
 const page = await readFile(join(REPO_ROOT, 'docs/deployment.md'), 'utf8')
-const commands = commandLines(page)
+// the embedded store's section (a single process, no Redis) runs in deployment-store-commands.test.ts
+const commands = commandLines(page).filter(({ at }) => !inSection(page, EMBEDDED_STORE_SECTION, at))
 
 let redis: RedisServer
 let dataDir: string

@@ -8,6 +8,7 @@ import { serverUsageTail } from '../server-usage-tail.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
+import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
@@ -71,9 +72,19 @@ ${serverUsageTail(21, 'storage is unreachable')}
     else await removeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir)
     as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
-    const server = createCliServer(as.app.callback(), { health: () => as.health() })
+    // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
+    const endpoint = redis === undefined ? storeStatusEndpoint(options.dataDir ?? defaults.storage.dataDir, as.storage) : undefined
+    const server = createCliServer(as.app.callback(), { health: () => as.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) })
     await listenOrExplain(server, actualPort, host, () => as.close())
+    await endpoint?.publish(listeningUrl(reachableHost(host), actualPort))
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
-    await closeOnSignal([server], () => as.close(), drain)
+    await closeOnSignal(
+      [server],
+      async () => {
+        await endpoint?.withdraw()
+        await as.close()
+      },
+      drain,
+    )
   },
 }

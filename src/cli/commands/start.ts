@@ -7,6 +7,7 @@ import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
+import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
 
@@ -106,7 +107,9 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       redis === undefined
         ? `--data-dir ${dataDir}`
         : `--redis ${redactedRedisUrl(redis.url)}${redis.prefix === undefined ? '' : ` --redis-prefix ${redis.prefix}`} --data-dir ${dataDir}`
-    const health = { health: () => job.health() }
+    // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
+    const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
+    const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
     const v4 = createCliServer(mcp.handler, health)
     await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
     const servers = [v4]
@@ -121,6 +124,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
 
     // The JWKS is served by this very process: fetch it once it listens, before announcing it.
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
+    // before the line scripts wait for: a `mcp-auth status` right after it finds this server
+    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     // scripts and tests wait for this line; behind a proxy it names this node, then the public origin
     process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
     process.stdout.write(
@@ -150,7 +155,14 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await closeOnSignal(servers, () => job.close(), drain)
+    await closeOnSignal(
+      servers,
+      async () => {
+        await endpoint?.withdraw()
+        await job.close()
+      },
+      drain,
+    )
   },
 }
 
