@@ -145,10 +145,17 @@ async function start(server, dataDir) {
   return { child, issuer: url }
 }
 
-// Records in the lowdb file: every oidc-provider model entry plus our own records.
+// Records in the embedded store: every oidc-provider model entry plus our own records. Format 2
+// (this build: a marker, a snapshot and journals) is read with the build's own read-only
+// inspection; format 1 (a baseline build before issue 30: one JSON file) directly.
 async function storeSize(dataDir) {
   const file = join(dataDir, DB_FILE)
   const data = JSON.parse(await readFile(file, 'utf8'))
+  if (data.version === 2) {
+    const store = await inspectEmbeddedStore(file)
+    const records = [...Object.values(store.models), ...Object.values(store.collections)].reduce((sum, n) => sum + n, 0)
+    return { records, bytes: store.snapshotBytes + store.journalBytes, byModel: store.models }
+  }
   const count = (tables) => Object.values(tables ?? {}).reduce((sum, entries) => sum + Object.keys(entries).length, 0)
   const byModel = Object.fromEntries(Object.entries(data.models ?? {}).map(([name, entries]) => [name, Object.keys(entries).length]))
   return { records: count(data.models) + count(data.records), bytes: (await stat(file)).size, byModel }

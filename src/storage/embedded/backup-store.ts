@@ -7,6 +7,7 @@ import { defaults } from '../../config/defaults.js'
 import { ensurePrivateDir, writePrivateFile } from '../private-file.js'
 import { eachLine } from './line-reader.js'
 import { decodeLine } from './record-line.js'
+import { StoreDamagedError } from './store-damaged-error.js'
 import { journalGenerations, markerText, storeLayout, type StoreLayout } from './store-layout.js'
 
 const openFd = promisify(open)
@@ -46,17 +47,26 @@ async function copyPrefix(fd: number, length: number, to: string): Promise<void>
   await rename(tmp, to)
 }
 
-/** Where a journal's durable part ends, read from its open fd up to `size`: the end of its last commit line. */
+/**
+ * Where a journal's durable part ends, read from its open fd up to `size`: the end of its last
+ * commit line. What follows it is a batch on its way to the disk; a bad line before a good commit
+ * is damage, and the backup refuses it rather than stop short of it silently.
+ */
 async function committedLength(file: string, fd: number, size: number): Promise<number> {
   let end = 0
+  let bad: { line: number; reason: string } | undefined
   await eachLine(
     file,
     (line) => {
-      if (!line.terminated) return false
-      const decoded = decodeLine(line.buffer, line.start, line.end)
-      if (typeof decoded === 'string') return false
-      if (line.number === 1 || decoded[0] === 'c') end = line.next
-      return undefined
+      const decoded = line.terminated ? decodeLine(line.buffer, line.start, line.end) : 'cut short'
+      if (typeof decoded === 'string') {
+        bad ??= { line: line.number, reason: decoded }
+        return
+      }
+      if (line.number === 1 || decoded[0] === 'c') {
+        if (bad !== undefined) throw new StoreDamagedError(file, bad.line, bad.reason)
+        end = line.next
+      }
     },
     { fd, limit: size },
   )

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -89,5 +89,17 @@ describe('backup and restore of the embedded store', () => {
     const fresh = join(dir, 'fresh')
     await restoreEmbeddedStore(backup, fresh)
     expect(await (await open(fresh)).records.get('accounts', 'a1')).toEqual({ username: 'alice' })
+  })
+
+  it('backup refuses a journal damaged before its last commit instead of copying it short', async () => {
+    const live = join(dir, 'live')
+    const storage = await open(live)
+    await storage.records.put('accounts', 'a1', { username: 'alice' })
+    await storage.records.put('accounts', 'a2', { username: 'bob' })
+    await storage.close()
+    opened.length = 0
+    const journal = join(live, 'mcp-auth.journal.1')
+    await writeFile(journal, (await readFile(journal, 'utf8')).replace('alice', 'alicf'))
+    await expect(backupEmbeddedStore(join(live, 'mcp-auth.json'), join(dir, 'backup'))).rejects.toThrow(/mcp-auth\.journal\.1 line 2 is damaged \(checksum mismatch\)/)
   })
 })
