@@ -92,6 +92,7 @@ if (!existsSync(DEFAULTS)) throw new Error('dist/ not built (npm run build)')
 // Where createAuthorizationServer keeps the lowdb store in its data dir.
 const { defaults } = await import(DEFAULTS)
 const DB_FILE = defaults.storage.dbFile
+const { inspectEmbeddedStore } = await import(here('../dist/storage/embedded/inspect-store.js'))
 
 const BASELINE = values.baseline === undefined ? undefined : join(values.baseline, 'bench/fixtures/auth-server.mjs')
 if (BASELINE !== undefined && !existsSync(join(values.baseline, 'dist/auth/server/create-authorization-server.js')))
