@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { defaults } from '../config/defaults.js'
 import { inspectEmbeddedStore } from '../storage/embedded/inspect-store.js'
-import { processAlive, readServerFile } from './server-file.js'
+import { processAlive } from '../storage/file-lock.js'
+import { readServerFile } from './server-file.js'
 
 /** An embedded store's figures, as the running server or its files tell them. */
 export interface StoreFigures {

@@ -22,7 +22,7 @@ export async function writeServerFile(dataDir: string, file: ServerFile): Promis
   await writePrivateFile(pathIn(dataDir), `${JSON.stringify(file, null, 2)}\n`)
 }
 
-/** The server file of `dataDir`, if there is a well-formed one (its pid may be dead: see processAlive). */
+/** The server file of `dataDir`, if there is a well-formed one (its pid may be dead: see storage/file-lock.ts processAlive). */
 export async function readServerFile(dataDir: string): Promise<ServerFile | undefined> {
   const file = await readJsonFile<Partial<ServerFile>>(pathIn(dataDir)).catch(() => undefined)
   if (file === undefined || typeof file.pid !== 'number' || typeof file.url !== 'string' || typeof file.key !== 'string') return undefined
@@ -32,14 +32,4 @@ export async function readServerFile(dataDir: string): Promise<ServerFile | unde
 /** Removes the server file of `dataDir` when it is the one process `pid` wrote. */
 export async function removeServerFile(dataDir: string, pid = process.pid): Promise<void> {
   if ((await readServerFile(dataDir))?.pid === pid) await rm(pathIn(dataDir), { force: true })
-}
-
-/** Whether a process `pid` exists (signal 0 checks without sending anything; EPERM: it exists, as another user's). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

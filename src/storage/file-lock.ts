@@ -11,7 +11,8 @@ export class StorageLockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process `pid` exists (signal 0 checks without sending anything; EPERM: it exists, as another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
@@ -54,7 +55,7 @@ export function acquireFileLock(file: string): { release(): void } {
       } catch {
         continue
       }
-      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new StorageLockedError(file, pid)
+      if (Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) throw new StorageLockedError(file, pid)
       if (pid === process.pid) throw new StorageLockedError(file, pid)
       try {
         unlinkSync(lockFile)

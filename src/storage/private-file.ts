@@ -1,28 +1,8 @@
-import { close, fsync, open, writeFile } from 'node:fs'
+import { createReadStream } from 'node:fs'
 import { chmod, link, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join, basename } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import { promisify } from 'node:util'
-
-// Writes go through file descriptors and callbacks, not fs/promises FileHandles: FileHandle.close()
-// makes Node-internal promises of their own class, and one made once promise hooks are on
-// (oidc-provider's AsyncLocalStorage, from the first request) leaves the hooks' per-promise
-// bookkeeping megamorphic for the rest of the process. Every store write would do that; measured
-// (issue 18) as ~3 µs more on every token request after the first registration.
-const openFd = promisify(open)
-const writeFd = promisify(writeFile)
-const syncFd = promisify(fsync)
-const closeFd = promisify(close)
-
-/** Runs `use` on `path` opened with `flags`, then closes it (also when `use` throws). */
-async function withFd(path: string, flags: string, mode: number | undefined, use: (fd: number) => Promise<void>): Promise<void> {
-  const fd = await openFd(path, flags, mode)
-  try {
-    await use(fd)
-  } finally {
-    await closeFd(fd)
-  }
-}
+import { syncFd, withFd, writeAllFd } from './fd.js'
 
 /**
  * Creates `dir` (and parents) readable by its owner only. An existing directory is checked: one
@@ -62,7 +42,21 @@ export async function removeStaleTempFiles(file: string): Promise<number> {
  * either the old or the new file, never a torn one.
  */
 export async function writePrivateFile(file: string, contents: string | Uint8Array): Promise<void> {
-  await placePrivateFile(file, contents, 'replace')
+  await placePrivateFile(file, [contents], 'replace')
+}
+
+/**
+ * {@link writePrivateFile} for contents too large to hold as one string or buffer: `chunks` are
+ * written one after another (the event loop is free between them), then the file is placed as
+ * writePrivateFile places it. When `chunks` throws, the temp file is removed and the old file stays.
+ */
+export async function writePrivateFileFrom(file: string, chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): Promise<void> {
+  await placePrivateFile(file, chunks, 'replace')
+}
+
+/** Copies `from` to `to` as {@link writePrivateFileFrom} writes: 0600, atomically and durably. */
+export async function copyPrivateFile(from: string, to: string): Promise<void> {
+  await placePrivateFile(to, createReadStream(from) as AsyncIterable<Buffer>, 'replace')
 }
 
 /**
@@ -74,19 +68,24 @@ export async function writePrivateFile(file: string, contents: string | Uint8Arr
  * (local disks and NFS do).
  */
 export async function createPrivateFile(file: string, contents: string | Uint8Array): Promise<boolean> {
-  return placePrivateFile(file, contents, 'create')
+  return placePrivateFile(file, [contents], 'create')
 }
 
 /** Writes and fsyncs a temp file beside `file`, then renames it over (replace) or links it to the free name (create). */
-async function placePrivateFile(file: string, contents: string | Uint8Array, mode: 'replace' | 'create'): Promise<boolean> {
+async function placePrivateFile(file: string, chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>, mode: 'replace' | 'create'): Promise<boolean> {
   const dir = dirname(file)
   await ensurePrivateDir(dir)
   // the name removeStaleTempFiles looks for: crash leftovers are found
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  await withFd(tmp, 'wx', 0o600, async (fd) => {
-    await writeFd(fd, contents)
-    await syncFd(fd)
-  })
+  try {
+    await withFd(tmp, 'wx', 0o600, async (fd) => {
+      for await (const chunk of chunks) await writeAllFd(fd, chunk)
+      await syncFd(fd)
+    })
+  } catch (error) {
+    await rm(tmp, { force: true })
+    throw error
+  }
   try {
     if (mode === 'replace') await rename(tmp, file)
     else await link(tmp, file)

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { defaults } from '../../config/defaults.js'
 import { backupEmbeddedStore } from '../../storage/embedded/backup-store.js'
+import { readStoreMarker } from '../../storage/embedded/store-marker.js'
 import { deploymentStore } from '../admin-server.js'
 import { byteSize } from '../byte-size.js'
 import { UsageError, type Command } from '../command.js'
@@ -37,8 +37,8 @@ Options:
         `the records are in Redis (${inRedis}), not in ${dataDir}: back them up with Redis's own persistence (BGSAVE for an RDB snapshot, or AOF), and keep each node's secrets.json and jwks.json`,
       )
     const marked = join(dataDir, defaults.storage.dbFile)
-    const version = await storeVersion(marked)
-    if (version === undefined) throw new Error(`${dataDir} holds no embedded store (no ${defaults.storage.dbFile})`)
+    const { version } = await readStoreMarker(marked)
+    if (version === 'none') throw new Error(`${dataDir} holds no embedded store (no ${defaults.storage.dbFile})`)
     if (version !== 2) throw new Error(`${marked} is of format ${version}: start a server on ${dataDir} once (it migrates the store), then back it up`)
     const out = resolve(values.out)
     const written = await backupEmbeddedStore(marked, out)
@@ -54,18 +54,4 @@ Options:
     )
     return 0
   },
-}
-
-/** The format version the marker file names; undefined when there is none. */
-async function storeVersion(marker: string): Promise<unknown> {
-  const text = await readFile(marker, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw error
-  })
-  if (text === undefined) return undefined
-  try {
-    return (JSON.parse(text) as { version?: unknown }).version
-  } catch (error) {
-    throw new Error(`${marker} is not valid JSON`, { cause: error })
-  }
 }

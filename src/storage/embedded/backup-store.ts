@@ -1,21 +1,13 @@
-import { randomBytes } from 'node:crypto'
-import { close, fstat, fsync, open, read, write } from 'node:fs'
-import { access, chmod, copyFile, readdir, rename, rm } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { defaults } from '../../config/defaults.js'
-import { ensurePrivateDir, writePrivateFile } from '../private-file.js'
+import { closeFd, exists, openFd, readFd, statFd } from '../fd.js'
+import { copyPrivateFile, ensurePrivateDir, writePrivateFileFrom } from '../private-file.js'
 import { eachLine } from './line-reader.js'
-import { decodeLine } from './record-line.js'
+import { decodeLine, headerOf } from './record-line.js'
 import { StoreDamagedError } from './store-damaged-error.js'
-import { journalGenerations, markerText, storeLayout, type StoreLayout } from './store-layout.js'
-
-const openFd = promisify(open)
-const closeFd = promisify(close)
-const statFd = promisify(fstat)
-const readFd = promisify(read)
-const writeFd = promisify(write)
-const syncFd = promisify(fsync)
+import { journalGenerations, storeLayout, type StoreLayout } from './store-layout.js'
+import { writeStoreMarker } from './store-marker.js'
 
 /** What {@link backupEmbeddedStore} copied. */
 export interface BackupWritten {
@@ -25,26 +17,31 @@ export interface BackupWritten {
   bytes: number
 }
 
-/** Copies the first `length` bytes of `fd` into `to` (0600): a temp file beside it, fsynced, renamed. */
-async function copyPrefix(fd: number, length: number, to: string): Promise<void> {
-  const tmp = `${to}.${randomBytes(6).toString('hex')}.tmp`
-  const out = await openFd(tmp, 'wx', 0o600)
+/** The first `length` bytes of the open `fd`, a chunk at a time (each chunk is written before the next is read). */
+async function* prefixOf(fd: number, length: number, file: string): AsyncGenerator<Uint8Array> {
   const buffer = Buffer.allocUnsafe(1 << 20)
-  try {
-    for (let position = 0; position < length; ) {
-      const { bytesRead } = await readFd(fd, buffer, 0, Math.min(buffer.length, length - position), position)
-      if (bytesRead === 0) throw new Error(`the file shrank while it was copied to ${to}`)
-      for (let written = 0; written < bytesRead; ) written += (await writeFd(out, buffer, written, bytesRead - written)).bytesWritten
-      position += bytesRead
-    }
-    await syncFd(out)
-  } catch (error) {
-    await closeFd(out).catch(() => undefined)
-    await rm(tmp, { force: true })
-    throw error
+  for (let position = 0; position < length; ) {
+    const { bytesRead } = await readFd(fd, buffer, 0, Math.min(buffer.length, length - position), position)
+    if (bytesRead === 0) throw new Error(`${file} shrank while it was copied`)
+    yield buffer.subarray(0, bytesRead)
+    position += bytesRead
   }
-  await closeFd(out)
-  await rename(tmp, to)
+}
+
+/** The generation a snapshot continues with, from its header line read on its open fd. */
+async function snapshotGeneration(file: string, fd: number): Promise<number> {
+  let found: number | string = 'it is empty'
+  await eachLine(
+    file,
+    (line) => {
+      const header = headerOf(line.terminated ? decodeLine(line.buffer, line.start, line.end) : 'cut short', 'mcp-auth-snapshot')
+      found = typeof header === 'string' ? header : header.generation
+      return false
+    },
+    { fd },
+  )
+  if (typeof found === 'string') throw new StoreDamagedError(file, 1, found)
+  return found
 }
 
 /**
@@ -93,11 +90,7 @@ async function openConsistent(layout: StoreLayout): Promise<Opened> {
     const fd = await openFd(layout.snapshot, 'r')
     const opened: Opened = { snapshot: { fd, size: (await statFd(fd)).size }, journals: [] }
     try {
-      const header = Buffer.alloc(256)
-      const { bytesRead } = await readFd(fd, header, 0, header.length, 0)
-      const match = /"generation":(\d+)/.exec(header.toString('utf8', 0, bytesRead))
-      if (match === null) throw new Error(`${layout.snapshot} has no readable header`)
-      const from = Number(match[1])
+      const from = await snapshotGeneration(layout.snapshot, fd)
       const generations = (await journalGenerations(layout)).filter((generation) => generation >= from)
       if (generations[0] !== from) throw new Error(`${layout.journal(from)} is gone (a compaction ended meanwhile)`)
       for (const generation of generations) {
@@ -128,12 +121,12 @@ export async function backupEmbeddedStore(file: string, to: string): Promise<Bac
   const files: string[] = []
   let bytes = 0
   try {
-    await copyPrefix(opened.snapshot.fd, opened.snapshot.size, target.snapshot)
+    await writePrivateFileFrom(target.snapshot, prefixOf(opened.snapshot.fd, opened.snapshot.size, layout.snapshot))
     files.push(target.snapshot)
     bytes += opened.snapshot.size
     for (const journal of opened.journals) {
       const length = await committedLength(layout.journal(journal.generation), journal.fd, journal.size)
-      await copyPrefix(journal.fd, length, target.journal(journal.generation))
+      await writePrivateFileFrom(target.journal(journal.generation), prefixOf(journal.fd, length, layout.journal(journal.generation)))
       files.push(target.journal(journal.generation))
       bytes += length
     }
@@ -142,17 +135,12 @@ export async function backupEmbeddedStore(file: string, to: string): Promise<Bac
   }
   for (const name of [defaults.authServer.keys.secretsFile, defaults.authServer.keys.jwksFile]) {
     const from = join(layout.dir, name)
-    const exists = await access(from).then(
-      () => true,
-      () => false,
-    )
-    if (!exists) continue
-    await copyFile(from, join(to, name))
-    await chmod(join(to, name), 0o600)
+    if (!(await exists(from))) continue
+    await copyPrivateFile(from, join(to, name))
     files.push(join(to, name))
   }
   // the marker last, and with it the directory fsynced: the copy is whole once this returns
-  await writePrivateFile(target.marker, markerText())
+  await writeStoreMarker(target.marker)
   files.push(target.marker)
   return { files, bytes }
 }

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import { loadStore, type TornTail } from './load-store.js'
 import { countsOf, dropExpired, emptyDocument, type StoreDocument } from './store-document.js'
 import { storeLayout } from './store-layout.js'
+import { readStoreMarker } from './store-marker.js'
 import { documentOfV1 } from './v1-store.js'
 
 /** An embedded store as read from its files, without taking its lock or changing anything. */
@@ -23,24 +24,13 @@ export interface InspectedStore {
 
 async function inspectOnce(file: string, now: number): Promise<InspectedStore> {
   const layout = storeLayout(file)
-  const text = await readFile(layout.marker, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined
-    throw error
-  })
-  const none = { format: 'none' as const, document: emptyDocument(), models: {}, collections: {}, snapshotBytes: 0, journalBytes: 0 }
-  if (text === undefined) return none
-  let raw: Record<string, unknown>
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>
-  } catch (error) {
-    throw new Error(`storage file ${file} is corrupt (not valid JSON)`, { cause: error })
-  }
-  if (raw?.['version'] === 1) {
-    const document = documentOfV1(raw, file)
+  const marker = await readStoreMarker(file)
+  if (marker.version === 'none') return { format: 'none', document: emptyDocument(), models: {}, collections: {}, snapshotBytes: 0, journalBytes: 0 }
+  if (marker.version === 1) {
+    const document = documentOfV1(marker.store, file)
     dropExpired(document, now)
-    return { format: 1, document, ...countsOf(document), snapshotBytes: Buffer.byteLength(text), journalBytes: 0 }
+    return { format: 1, document, ...countsOf(document), snapshotBytes: (await stat(file)).size, journalBytes: 0 }
   }
-  if (raw?.['version'] !== 2) throw new Error(`storage file ${file} has format version ${JSON.stringify(raw?.['version'])}; this build reads versions 1 and 2`)
   const loaded = await loadStore(layout, now)
   return {
     format: 2,

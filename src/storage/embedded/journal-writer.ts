@@ -1,12 +1,5 @@
-import { close, fdatasync, ftruncate, writeFile } from 'node:fs'
-import { promisify } from 'node:util'
+import { closeFd, dataSyncFd, truncateFd, writeAllFd } from '../fd.js'
 import { encodeLine } from './record-line.js'
-
-// Through fds and callbacks, not FileHandles: see private-file.ts (promise hooks stay monomorphic).
-const writeFd = promisify(writeFile)
-const syncFd = promisify(fdatasync)
-const truncateFd = promisify(ftruncate)
-const closeFd = promisify(close)
 
 interface Waiter {
   resolve: () => void
@@ -102,8 +95,8 @@ export class JournalWriter {
         if (lines.length > 0) {
           lines.push(encodeLine(`["c",${count}]`))
           const body = Buffer.from(lines.join(''), 'utf8')
-          await writeFd(fd, body)
-          await syncFd(fd)
+          await writeAllFd(fd, body)
+          await dataSyncFd(fd)
           if (fd === this.#fd) this.#durable = start + body.length
         } else if (this.#failure !== undefined) {
           throw this.#failure

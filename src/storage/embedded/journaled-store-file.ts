@@ -1,21 +1,16 @@
-import { close, fsync, ftruncate, open } from 'node:fs'
-import { chmod, copyFile, readFile, rm, stat } from 'node:fs/promises'
-import { promisify } from 'node:util'
+import { chmod, rm, stat } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
-import { removeStaleTempFiles, writePrivateFile } from '../private-file.js'
+import { closeFd, exists, openFd, syncFd, truncateFd, withFd } from '../fd.js'
+import { copyPrivateFile, removeStaleTempFiles, writePrivateFile } from '../private-file.js'
 import type { StorageStats } from '../types.js'
 import { JournalWriter } from './journal-writer.js'
 import { loadStore } from './load-store.js'
 import { encodeLine } from './record-line.js'
 import { writeSnapshot, SnapshotAbandoned } from './snapshot-writer.js'
 import { countsOf, dropExpired, emptyDocument, type StoreDocument } from './store-document.js'
-import { journalGenerations, markerText, storeLayout, type StoreLayout } from './store-layout.js'
+import { journalGenerations, storeLayout, type StoreLayout } from './store-layout.js'
+import { readStoreMarker, writeStoreMarker } from './store-marker.js'
 import { documentOfV1 } from './v1-store.js'
-
-const openFd = promisify(open)
-const syncFd = promisify(fsync)
-const truncateFd = promisify(ftruncate)
-const closeFd = promisify(close)
 
 /** When a compaction runs (see defaults.storage.compaction). */
 export interface CompactionSettings {
@@ -84,34 +79,13 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
   async read(): Promise<StoreDocument> {
     const { layout } = this
     for (const file of [layout.marker, layout.snapshot, layout.journalBase]) await removeStaleTempFiles(file)
-    const text = await readFile(layout.marker, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined
-      throw error
-    })
-    if (text === undefined) {
-      const snapshotThere = await stat(layout.snapshot).then(
-        () => true,
-        () => false,
-      )
-      if (!snapshotThere) return this.#create(emptyDocument())
-      this.#options.warn(`storage: ${layout.marker} was missing beside its snapshot; written again`)
-      await writePrivateFile(layout.marker, markerText())
-      return this.#open()
-    }
-    let raw: unknown
-    try {
-      raw = JSON.parse(text)
-    } catch (error) {
-      throw new Error(`storage file ${layout.marker} is corrupt (not valid JSON); refusing to use or overwrite it: restore it from a backup or move it away`, { cause: error })
-    }
-    // lowdb would read null as "no file yet" and start empty over the top of it: damage, not a fresh store.
-    if (raw === null) throw new Error(`storage file ${layout.marker} holds no data (null); refusing to start empty over it: restore it from a backup or move it away`)
-    const version = typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>)['version'] : undefined
-    if (version === 2) return this.#open()
-    if (version === 1) return this.#migrate(raw as Record<string, unknown>)
-    throw new Error(
-      `storage file ${layout.marker} has format version ${JSON.stringify(version)}; this build reads versions 1 and 2 (upgrade mcp-auth or restore a matching backup)`,
-    )
+    const marker = await readStoreMarker(layout.marker)
+    if (marker.version === 2) return this.#open()
+    if (marker.version === 1) return this.#migrate(marker.store)
+    if (!(await exists(layout.snapshot))) return this.#create(emptyDocument())
+    this.#options.warn(`storage: ${layout.marker} was missing beside its snapshot; written again`)
+    await writeStoreMarker(layout.marker)
+    return this.#open()
   }
 
   /** Migrates a format-1 store: the same records in a snapshot, the old file kept beside it. */
@@ -119,8 +93,7 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
     const { layout } = this
     const document = documentOfV1(raw, layout.marker)
     dropExpired(document, this.#options.now())
-    await copyFile(layout.marker, layout.v1Backup)
-    await chmod(layout.v1Backup, 0o600)
+    await copyPrivateFile(layout.marker, layout.v1Backup)
     await this.#create(document)
     const { models, collections } = countsOf(document)
     const count = [...Object.values(models), ...Object.values(collections)].reduce((sum, n) => sum + n, 0)
@@ -136,7 +109,7 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
     const journal = await this.#createJournal(1)
     try {
       const written = await writeSnapshot(layout.snapshot, document, { generation: 1, now: this.#options.now(), chunkBytes: this.#options.compaction.chunkBytes })
-      await writePrivateFile(layout.marker, markerText())
+      await writeStoreMarker(layout.marker)
       this.#snapshotBytes = written.bytes
     } catch (error) {
       await closeFd(journal.fd).catch(() => undefined)
@@ -155,13 +128,10 @@ export class JournaledStoreFile implements Adapter<StoreDocument> {
     const file = layout.journal(loaded.generation)
     if (loaded.tornTail !== undefined) {
       const { tornTail } = loaded
-      const fd = await openFd(file, 'r+')
-      try {
+      await withFd(file, 'r+', undefined, async (fd) => {
         await truncateFd(fd, tornTail.cutAt)
         await syncFd(fd)
-      } finally {
-        await closeFd(fd)
-      }
+      })
       this.#options.warn(
         `storage: dropped the unfinished last batch of ${file} (line ${tornTail.line} on, ${tornTail.lines} line(s), ${tornTail.bytes} bytes): a write a crash interrupted, never acknowledged`,
       )

@@ -1,9 +1,4 @@
-import { close, open, read } from 'node:fs'
-import { promisify } from 'node:util'
-
-const openFd = promisify(open)
-const readFd = promisify(read)
-const closeFd = promisify(close)
+import { closeFd, openFd, readFd } from '../fd.js'
 
 /** One line of a file as {@link eachLine} hands it over (the same object, refilled for every line). */
 export interface FileLine {

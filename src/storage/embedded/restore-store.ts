@@ -1,34 +1,12 @@
-import { close, fsync, open } from 'node:fs'
-import { access, chmod, copyFile, readFile } from 'node:fs/promises'
-import { promisify } from 'node:util'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defaults } from '../../config/defaults.js'
+import { exists } from '../fd.js'
 import { acquireFileLock } from '../file-lock.js'
-import { ensurePrivateDir, writePrivateFile } from '../private-file.js'
+import { copyPrivateFile, ensurePrivateDir } from '../private-file.js'
 import { inspectEmbeddedStore, type InspectedStore } from './inspect-store.js'
-import { journalGenerations, markerText, storeLayout } from './store-layout.js'
-
-const openFd = promisify(open)
-const syncFd = promisify(fsync)
-const closeFd = promisify(close)
-
-/** Copies `from` to `to` (0600) and makes the copy durable. */
-async function copyDurably(from: string, to: string): Promise<void> {
-  await copyFile(from, to)
-  await chmod(to, 0o600)
-  const fd = await openFd(to, 'r')
-  try {
-    await syncFd(fd)
-  } finally {
-    await closeFd(fd)
-  }
-}
-
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  )
+import { journalGenerations, storeLayout } from './store-layout.js'
+import { writeStoreMarker } from './store-marker.js'
 
 /**
  * Restores a backup directory (see backupEmbeddedStore) into the data directory `to`: checks every
@@ -59,13 +37,13 @@ export async function restoreEmbeddedStore(from: string, to: string): Promise<In
           throw new Error(`${there} differs from the backup's: move it away first (the restored store's sealed records and tokens need the backup's keys)`)
         continue
       }
-      await copyDurably(key, there)
+      await copyPrivateFile(key, there)
     }
     for (const generation of await journalGenerations(source)) {
-      await copyDurably(source.journal(generation), target.journal(generation))
+      await copyPrivateFile(source.journal(generation), target.journal(generation))
     }
-    await copyDurably(source.snapshot, target.snapshot)
-    await writePrivateFile(target.marker, markerText())
+    await copyPrivateFile(source.snapshot, target.snapshot)
+    await writeStoreMarker(target.marker)
   } finally {
     lock.release()
   }

@@ -1,15 +1,6 @@
-import { randomBytes } from 'node:crypto'
-import { close, fsync, open, writeFile } from 'node:fs'
-import { rename, rm } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
-import { promisify } from 'node:util'
+import { writePrivateFileFrom } from '../private-file.js'
 import { encodeLine, modelLine } from './record-line.js'
 import type { StoreDocument } from './store-document.js'
-
-const openFd = promisify(open)
-const writeFd = promisify(writeFile)
-const syncFd = promisify(fsync)
-const closeFd = promisify(close)
 
 /** Options of {@link writeSnapshot}. */
 export interface SnapshotWriteOptions {
@@ -48,54 +39,35 @@ function* recordLines(document: StoreDocument, now: number): Generator<string> {
 
 /**
  * Writes `document` as the store's snapshot at `file`: a header, one line per live record, an end
- * line with the count, into a 0600 temp file beside it that is fsynced and renamed over, then the
- * directory fsynced; a crash leaves the old snapshot or the new one. Serialized a chunk at a time
- * with the event loop free between chunks, while writes go on: the document's Maps are walked
- * live, and what changes meanwhile is in the journal the snapshot names, replayed over it.
+ * line with the count, placed as every private file is (a 0600 temp file beside it, fsynced and
+ * renamed over, the directory fsynced: a crash leaves the old snapshot or the new one). Serialized a
+ * chunk at a time with the event loop free between chunks, while writes go on: the document's Maps
+ * are walked live, and what changes meanwhile is in the journal the snapshot names, replayed over it.
  */
 export async function writeSnapshot(file: string, document: StoreDocument, options: SnapshotWriteOptions): Promise<SnapshotWritten> {
-  const dir = dirname(file)
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
-  const fd = await openFd(tmp, 'wx', 0o600)
-  let records = 0
-  let bytes = 0
-  try {
+  const written: SnapshotWritten = { records: 0, bytes: 0 }
+  async function* chunks(): AsyncGenerator<Buffer> {
     let chunk: string[] = [encodeLine(JSON.stringify(['h', { format: 'mcp-auth-snapshot', version: 2, generation: options.generation, createdAt: options.now }]))]
     let size = 0
-    const flush = async (): Promise<void> => {
+    const take = (): Buffer => {
       const body = Buffer.from(chunk.join(''), 'utf8')
       chunk = []
       size = 0
-      await writeFd(fd, body)
-      bytes += body.length
-      if (options.stop?.() === true) throw new SnapshotAbandoned('the store closed while its snapshot was written')
+      written.bytes += body.length
+      return body
     }
     for (const line of recordLines(document, options.now)) {
       chunk.push(line)
-      records += 1
+      written.records += 1
       size += line.length
-      if (size >= options.chunkBytes) await flush()
+      if (size >= options.chunkBytes) {
+        yield take()
+        if (options.stop?.() === true) throw new SnapshotAbandoned('the store closed while its snapshot was written')
+      }
     }
-    chunk.push(encodeLine(`["e",${records}]`))
-    await flush()
-    await syncFd(fd)
-  } catch (error) {
-    await closeFd(fd).catch(() => undefined)
-    await rm(tmp, { force: true })
-    throw error
+    chunk.push(encodeLine(`["e",${written.records}]`))
+    yield take()
   }
-  await closeFd(fd)
-  try {
-    await rename(tmp, file)
-  } catch (error) {
-    await rm(tmp, { force: true })
-    throw error
-  }
-  const dirFd = await openFd(dir, 'r')
-  try {
-    await syncFd(dirFd)
-  } finally {
-    await closeFd(dirFd)
-  }
-  return { records, bytes }
+  await writePrivateFileFrom(file, chunks())
+  return written
 }

@@ -46,9 +46,3 @@ export async function journalGenerations(layout: StoreLayout): Promise<number[]>
   }
   return generations.sort((a, b) => a - b)
 }
-
-/** The marker's contents in version 2: it says where the data is, and an older build refuses it. */
-export function markerText(): string {
-  const s = defaults.storage
-  return `${JSON.stringify({ version: 2, snapshot: s.snapshotFile, journal: `${s.journalFile}.<generation>` })}\n`
-}

@@ -1,6 +1,7 @@
-import { access } from 'node:fs/promises'
 import { join } from 'node:path'
 import { defaults } from '../../../config/defaults.js'
+import { access } from 'node:fs/promises'
+import { exists } from '../../../storage/fd.js'
 import type { RecordStore } from '../../../storage/types.js'
 import { WHAT_SECRETS_PROTECT } from './refuse-lost-secrets.js'
 import { loadServerSecrets, secretsDigest } from './server-secrets.js'
@@ -53,12 +54,6 @@ export async function checkClusterKeys(records: RecordStore, mine: KeyFingerprin
       `After 'mcp-auth keys rotate --redis URL', every node needs the new ${defaults.authServer.keys.jwksFile}.${missing}`,
   )
 }
-
-const exists = (path: string): Promise<boolean> =>
-  access(path).then(
-    () => true,
-    () => false,
-  )
 
 /**
  * `mcp-auth keys rotate` for a deployment: checks that this data directory holds the deployment's
