@@ -1,7 +1,7 @@
 /**
- * The storage room's public list: the embedded lowdb backend, the in-memory one, the Redis one
- * (with its connection) for several processes, the durable JSON file adapter beneath lowdb, the
- * message bus between processes, and the interfaces another backend implements.
+ * The storage room's public list: the embedded lowdb backend (with the inspection, backup and
+ * restore of its files), the in-memory one, the Redis one (with its connection) for several
+ * processes, the message bus between processes, and the interfaces another backend implements.
  */
 export { createLowdbStorage, type EmbeddedStorage, type LowdbStorageOptions } from './lowdb-storage.js'
 export type { EmbeddedStoreStats } from './embedded/journaled-store-file.js'
@@ -10,7 +10,6 @@ export { inspectEmbeddedStore, type InspectedStore } from './embedded/inspect-st
 export { backupEmbeddedStore, type BackupWritten } from './embedded/backup-store.js'
 export { restoreEmbeddedStore } from './embedded/restore-store.js'
 export { createMemoryStorage, type MemoryStorageOptions } from './memory-storage.js'
-export { DurableJsonFile } from './durable-json-file.js'
 export type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, StorageStats } from './types.js'
 export { StorageLockedError } from './file-lock.js'
 export { createRedisStorage, type RedisStorageOptions } from '../redis/redis-storage.js'
