@@ -6,6 +6,7 @@ import type { AuthorizationServerOptions, ResourceInput } from '../auth/server/o
 import { defaults } from '../config/defaults.js'
 import { createDemoServer } from '../demo/demo-server.js'
 import type { McpServer } from '../server/mcp-server.js'
+import type { SessionHost } from '../session-host/session-host.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { homePageMiddleware } from './home-page-middleware.js'
@@ -34,6 +35,13 @@ export interface MainJobOptions {
    * data key). Several nodes serving one origin need one `requestStateKey` for yours too.
    */
   server?: McpServer
+  /**
+   * Serve this session host instead of an McpServer (the gateway: `createGatewayJob`), described
+   * by `resource`; the caller owns it (closes it after the job).
+   */
+  host?: SessionHost
+  /** The protected MCP server's resource: its name, description and scopes (default: the demo's). */
+  resource?: ProtectedResourceSpec
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
   onError?: (error: Error) => void
   /**
@@ -50,6 +58,18 @@ export interface MainJobOptions {
   dpop?: { required?: boolean; nonces?: boolean }
   /** Where the home page at `/` sends a reader for the documentation (default: it names the package's README and docs/). */
   docsUrl?: string
+}
+
+/** What the authorization server and the consent page say of the protected MCP server, and its scopes. */
+export interface ProtectedResourceSpec {
+  name: string
+  description?: string
+  /** Scopes the resource offers (its metadata's `scopes_supported`). */
+  scopes: readonly string[]
+  /** Scopes every request needs (and a token gets by default). */
+  requiredScopes: readonly string[]
+  /** Extra scopes per tool (a call without them gets 403 insufficient_scope naming them). */
+  toolScopes?: Readonly<Record<string, readonly string[]>>
 }
 
 export interface MainJob {
@@ -99,12 +119,19 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const config = options.config ?? {}
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
   const { createProtectedMcpApp } = await import('./protected-mcp-app.js')
-  const demoResource: ResourceInput = {
-    uri: `${origin}${defaults.streamableHttp.path}`,
-    scopes: [...m.scopes],
-    defaultScopes: [...m.requiredScopes],
+  const spec: ProtectedResourceSpec = options.resource ?? {
     name: 'mcp-auth demo server',
     description: m.description,
+    scopes: m.scopes,
+    requiredScopes: m.requiredScopes,
+    toolScopes: m.toolScopes,
+  }
+  const demoResource: ResourceInput = {
+    uri: `${origin}${defaults.streamableHttp.path}`,
+    scopes: [...spec.scopes],
+    defaultScopes: [...spec.requiredScopes],
+    name: spec.name,
+    ...(spec.description !== undefined ? { description: spec.description } : {}),
   }
   // the MCP server refuses Bearer tokens: the authorization server issues it none (issue 27, item 3)
   if (options.dpop?.required === true) demoResource.requireDpop = true
@@ -129,12 +156,12 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const { demoPassword, demo, demoPasswordChange } = await demoAccount(as, options, redis !== undefined)
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
-  const server = options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
-  if (options.onError !== undefined) server.onerror = options.onError
+  const server = options.host ?? options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
+  if (options.onError !== undefined && options.host === undefined) (server as McpServer).onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../redis/mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds
-  if (shared !== undefined) await server.shareNotifications(shared.bus)
+  if (shared !== undefined && options.host === undefined) await (server as McpServer).shareNotifications(shared.bus)
   const mcp = createProtectedMcpApp(server, {
     host: '127.0.0.1',
     // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
@@ -142,10 +169,10 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     ...(shared ?? {}),
     origin,
     issuer: as.issuer,
-    scopesSupported: [...m.scopes],
-    requiredScopes: [...m.requiredScopes],
-    toolScopes: m.toolScopes,
-    resourceName: 'mcp-auth demo server',
+    scopesSupported: [...spec.scopes],
+    requiredScopes: [...spec.requiredScopes],
+    ...(spec.toolScopes !== undefined ? { toolScopes: spec.toolScopes } : {}),
+    resourceName: spec.name,
     // Same process as the authorization server: a revoked grant's JWTs are refused at once.
     checkRevocation: as.revocationCheck,
     requireDpop: options.dpop?.required === true,
@@ -177,7 +204,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await mcp.close()
       await as.close()
       // ours to end (its shared notifications with it); a server passed in is its owner's
-      if (options.server === undefined) await server.close()
+      if (options.server === undefined && options.host === undefined) await (server as McpServer).close()
       // the last answers' events reach Redis before the connection goes
       await shared?.eventStore.flushed()
       await redis?.close()

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import type Koa from 'koa'
 import type { Middleware } from 'koa'
 import { defaults } from '../config/defaults.js'
-import type { McpServer } from '../server/mcp-server.js'
+import type { SessionHost } from '../session-host/session-host.js'
 import { LOOPBACK_HOSTS, isLoopbackHost } from '../transports/http/origin-policy.js'
 import { LegacySseHandler } from '../transports/sse-legacy/server/index.js'
 import { StatelessJsonHandler } from '../transports/stateless-json/index.js'
@@ -58,7 +58,7 @@ export interface McpHttpApp {
  * legacy 2024-11-05 HTTP+SSE pair at `/sse` + `/messages`, and stateless JSON at `/rest`.
  * The composition root for HTTP: transports are mounted here, nowhere else.
  */
-export function createMcpHttpApp(server: McpServer, options: McpHttpAppOptions): McpHttpApp {
+export function createMcpHttpApp(server: SessionHost, options: McpHttpAppOptions): McpHttpApp {
   const allowedHosts = options.allowedHosts ?? (isLoopbackHost(options.host) ? [...LOOPBACK_HOSTS] : [options.host])
   const streamable = new StreamableHttpHandler(server, { ...options, allowedHosts })
   // one body limit for every transport of the app

@@ -6,7 +6,7 @@ import { canonicalResourceUri, protectedResourceMetadataUrl } from '../auth/reso
 import type { TokenVerifier } from '../auth/resource/token-verifier.js'
 import type { RevocationCheck } from '../auth/resource/revocation-check.js'
 import { defaults } from '../config/defaults.js'
-import type { McpServer } from '../server/mcp-server.js'
+import type { SessionHost } from '../session-host/session-host.js'
 import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp-http-app.js'
 import { protectMcpHandler } from '../auth/resource/protect-mcp-handler.js'
 
@@ -51,7 +51,7 @@ export interface ProtectedMcpApp extends McpHttpApp {
  * bearer check, which accepts a token for any of them; the verified identity in each handler's
  * `authInfo`. Give the authorization server the other identifiers as the resource's `aliases`.
  */
-export function createProtectedMcpApp(server: McpServer, options: ProtectedMcpAppOptions): ProtectedMcpApp {
+export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcpAppOptions): ProtectedMcpApp {
   const path = options.path ?? defaults.streamableHttp.path
   const resource = canonicalResourceUri(`${options.origin}${path}`)
   // the route of each identifier; `/messages` belongs to the `/sse` transport

@@ -6,6 +6,7 @@ import { clientsCommand } from './commands/clients.js'
 import { demoServerCommand } from './commands/demo-server.js'
 import { keysCommand } from './commands/keys.js'
 import { startCommand } from './commands/start.js'
+import { gatewayCommand } from './commands/gateway.js'
 import { loginCommand } from './commands/login.js'
 import { logoutCommand } from './commands/logout.js'
 import { whoamiCommand } from './commands/whoami.js'
@@ -23,6 +24,7 @@ import { restoreCommand } from './commands/restore.js'
 
 const commands: Command[] = [
   startCommand,
+  gatewayCommand,
   authServerCommand,
   demoServerCommand,
   usersCommand,

@@ -90,6 +90,53 @@ export const defaults = {
         ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES']
         : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'LANG', 'TMPDIR'],
   },
+  gateway: {
+    /**
+     * Most children (stdio server processes) running at once, over every principal: a stateful
+     * session's own child, a stateless principal's long-lived one. A new one over the cap is
+     * refused with 503 and `Retry-After` (each child is a whole process: ~30-60 MiB for a Node server).
+     */
+    maxChildren: 64,
+    /**
+     * Most children one principal (subject + client) runs at once: one client cannot take every
+     * process slot of the gateway. Over it: 429 with `Retry-After`.
+     */
+    maxChildrenPerPrincipal: 4,
+    /**
+     * A stateful session's child ends with its session; a stateless principal's child ends after
+     * this long (ms) without a request. 10 min: a stdio server is cheap to keep, costly to start.
+     */
+    childIdleMs: 10 * 60_000,
+    /**
+     * How long (ms) a child may take to answer `initialize` before it is stopped and the request
+     * refused. 30 s covers an `npx` or `uvx` first start that downloads the server.
+     */
+    initializeTimeoutMs: 30_000,
+    /**
+     * After a child exits unexpectedly (at start or mid-call), the next start for the same
+     * principal waits this long (ms), doubling per failure up to `maxRestartDelayMs`; a request in
+     * that time is refused with `Retry-After`. A healthy minute resets it.
+     */
+    restartDelayMs: 1_000,
+    /** The longest wait (ms) between restarts of a child that keeps failing. */
+    maxRestartDelayMs: 60_000,
+    /** A child that ran this long (ms) without failing starts its next failure count from zero. */
+    restartResetMs: 60_000,
+    /**
+     * Lines a child may write to stdout that are not JSON-RPC before the gateway stops logging
+     * each one (it logs a count after that): a chatty server cannot fill the log.
+     */
+    maxLoggedNoise: 5,
+    /** Longest line (bytes) of a child's stderr copied to the log; the rest of the line is cut. */
+    maxStderrLineBytes: 4096,
+    /**
+     * `Retry-After` (s) of a refusal over the caps: a session or an idle child ends within about
+     * this long in a busy deployment, and a client that retries sooner only adds load.
+     */
+    capRetryAfterSeconds: 30,
+    /** The protocol version the gateway asks of a child it initializes itself (stateless and shared children); the child may answer an older one. */
+    childProtocolVersion: '2025-11-25',
+  },
   streamableHttp: {
     /** Path of the Streamable HTTP endpoint (MCP 2025-03-26 and later). */
     path: '/mcp',

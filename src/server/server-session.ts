@@ -15,7 +15,7 @@ import { featureMethod } from './feature-methods.js'
 import { metaProtocolVersion } from '../schema/meta-protocol-version.js'
 import type { HostedSession, SessionHost } from '../session-host/session-host.js'
 import type { SharedSessionState } from '../sessions/shared-session-state.js'
-import { readRequestMeta } from './sessionless/request-meta.js'
+import { readRequestMeta } from '../session-host/read-request-meta.js'
 import { RequestContextIo } from './sessionless/request-context-io.js'
 
 /** What serves 2026-07-28 requests arriving on a session (the McpServer): handed in, so this file does not import the serving. */

@@ -16,9 +16,17 @@ export interface SessionHost {
   /**
    * A session for one connection, not yet connected: the transport connects it, restores its
    * state, delivers messages to it and closes it. `strictLifecycle: false` serves requests that
-   * arrive without an initialize on that session (stateless HTTP).
+   * arrive without an initialize on that session (stateless HTTP). `authInfo`: the verified token
+   * of the request that opens a stateful session. A host may refuse by throwing an `HttpError`
+   * (net/: a 429 or 503 with Retry-After), which the transport answers before anything else.
    */
-  createSession(options?: { strictLifecycle?: boolean }): HostedSession
+  createSession(options?: { strictLifecycle?: boolean; authInfo?: AuthInfo | undefined }): HostedSession
+  /**
+   * Optional: before a stateless request is served (a 2026-07-28 request, a stateless POST, the
+   * JSON endpoint), the host may refuse it by throwing an `HttpError` (429 / 503 with Retry-After),
+   * answered as it is. The gateway checks that the principal's child runs or may start.
+   */
+  admitStateless?(authInfo: AuthInfo | undefined): void
   /**
    * Admit one request of the sessionless revision (2026-07-28): read its `_meta` (-32602 when a
    * required member is missing). Transports call this, check their headers against the result,

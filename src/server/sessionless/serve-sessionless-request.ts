@@ -4,7 +4,7 @@ import { CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, META, revisionHasMethod, rev
 import { featureMethod } from '../feature-methods.js'
 import type { ServerCore } from '../server-core.js'
 import { InputRequired, InputRound, type InputRequest } from './input-round.js'
-import { removedMethodError } from './removed-method-error.js'
+import { removedMethodError } from '../../session-host/removed-method-error.js'
 import type { RequestMeta, SessionlessIo } from '../../session-host/session-host.js'
 import { principalDigest, requestDigest, type RequestStateSealer } from './request-state.js'
 import { SessionlessRequestContext } from './sessionless-context.js'

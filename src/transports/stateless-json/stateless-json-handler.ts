@@ -66,6 +66,7 @@ export class StatelessJsonHandler {
       const { batch, messages, requestIds: owed } = classifyBody(body)
       refuseBatchUnlessAllowed(batch, protocolVersion)
       const extra = requestExtra(req)
+      this.#server.admitStateless?.(extra.authInfo)
       if (hasSessionScopedRequest(messages)) return await this.#serveAlone(res, body, batch, owed, protocolVersion, extra)
       if (owed.length === 0) {
         endSoon(res.writeHead(202))

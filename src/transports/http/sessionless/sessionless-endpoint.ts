@@ -92,6 +92,7 @@ export class SessionlessEndpoint {
       throw new HttpError(statusOf(rpc.code) === 404 ? 404 : 400, rpc.message, { rpcCode: rpc.code, id: request.id, data: rpc.data })
     }
     if (request.method === 'subscriptions/listen') return this.#listen(req, res, request, meta)
+    this.#server.admitStateless?.(req.auth)
     this.#serve(req, res, request, meta)
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { defaults } from '../../../config/defaults.js'
+import type { AuthInfo } from '../../../protocol/context.js'
 import type { SessionHost } from '../../../session-host/session-host.js'
 import { acceptRequirement, header, requireAccept, requireJsonContentType } from '../../http/header-checks.js'
 import { HttpError } from '../../../net/http-error.js'
@@ -69,6 +70,8 @@ export class LegacySseHandler {
       requireAccept(req.headers, ACCEPT_STREAM)
       const owner = sessionOwner(req)
       this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+      // before the stream opens: the host may refuse (the gateway's caps on its children)
+      const session = this.#server.createSession({ authInfo: (req as IncomingMessage & { auth?: AuthInfo }).auth })
       const sessionId = randomUUID()
       const writer = new SseWriter(res, { keepAliveMs: this.#options.keepAliveMs, flush: true })
       const transport = new LegacySseTransport(sessionId, writer)
@@ -76,7 +79,6 @@ export class LegacySseHandler {
       const entry: LegacySession = { transport, owner, lastSeen: Date.now(), busy: false, close: () => void transport.close() }
       this.#sessions.set(sessionId, entry)
       this.#limits.added(entry)
-      const session = this.#server.createSession()
       await session.connect(transport)
       const previous = session.onclose
       session.onclose = () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { defaults } from '../../../config/defaults.js'
 import { HttpError } from '../../../net/http-error.js'
 import type { SessionHost } from '../../../session-host/session-host.js'
+import type { AuthInfo } from '../../../protocol/context.js'
 import type { MessageBus } from '../../../sessions/message-bus.js'
 import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../../http/session-limits.js'
 import { ClusterSessions } from './cluster-sessions.js'
@@ -135,7 +136,7 @@ export class SessionTable {
   }
 
   /** A new session of `owner`, within the caps (of every process, with a shared store). */
-  async create(owner: string): Promise<LiveSession> {
+  async create(owner: string, authInfo?: AuthInfo): Promise<LiveSession> {
     const sessionId = randomUUID()
     const store = this.#sharedStore
     if (store?.admit !== undefined) {
@@ -150,11 +151,12 @@ export class SessionTable {
     }
     try {
       this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
+      // the host may refuse too (the gateway's caps on its children)
+      return await this.#adopt(sessionId, owner, authInfo)
     } catch (error) {
       if (store !== undefined) settle(store.delete(sessionId))
       throw error
     }
-    return this.#adopt(sessionId, owner)
   }
 
   /** A session the shared store ended to make room: the other processes close their copies. */
@@ -199,9 +201,9 @@ export class SessionTable {
     return live
   }
 
-  async #adopt(sessionId: string, owner: string): Promise<LiveSession> {
+  async #adopt(sessionId: string, owner: string, authInfo?: AuthInfo): Promise<LiveSession> {
+    const session = this.#server.createSession(authInfo === undefined ? undefined : { authInfo })
     const transport = new SessionTransport(sessionId, this.#transports)
-    const session = this.#server.createSession()
     const live = new LiveSession(session, transport, owner)
     ;(this.#options.eventStore as Partial<InMemoryEventStore>).openSession?.(sessionId)
     this.#sessions.set(sessionId, live)

@@ -36,6 +36,7 @@ export class StatelessPosts {
 
   /** A POST of stateless mode: a throwaway session when it changes per-session state, else the pooled one. */
   post(res: ServerResponse, body: unknown, messages: JsonRpcMessage[], batch: boolean, requestIds: RequestId[], protocolVersion: string, extra: MessageExtra): Promise<void> {
+    this.#server.admitStateless?.(extra.authInfo)
     if (hasSessionScopedRequest(messages)) return this.postAlone(res, body, batch, requestIds, protocolVersion, extra)
     return this.postPooled(res, messages, batch, requestIds, protocolVersion, extra)
   }

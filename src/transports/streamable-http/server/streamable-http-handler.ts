@@ -167,7 +167,7 @@ export class StreamableHttpHandler {
       let live: LiveSession
       let headers: Record<string, string> = {}
       if (initialize && sessionId === undefined) {
-        live = await this.#sessions.create(owner)
+        live = await this.#sessions.create(owner, req.auth)
         headers = { 'Mcp-Session-Id': live.transport.sessionId! }
       } else {
         live = await this.#sessions.find(sessionId, owner)

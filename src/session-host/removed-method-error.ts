@@ -1,4 +1,4 @@
-import { ErrorCode, JsonRpcError } from '../../jsonrpc/index.js'
+import { ErrorCode, JsonRpcError } from '../jsonrpc/index.js'
 
 /** What a client sends instead of a method the sessionless revision (2026-07-28) removed. */
 const INSTEAD: Readonly<Record<string, string>> = Object.freeze(

@@ -1,10 +1,8 @@
-import { ErrorCode, JsonRpcError, type JsonRpcParams } from '../../jsonrpc/index.js'
-import type { ClientCapabilities, Implementation } from '../../schema/capabilities.js'
-import { META } from '../../schema/revisions.js'
-import type { RequestMeta } from '../../session-host/session-host.js'
-import { isLoggingLevel } from '../logging.js'
-
-export type { RequestMeta }
+import { ErrorCode, JsonRpcError, type JsonRpcParams } from '../jsonrpc/index.js'
+import type { ClientCapabilities, Implementation } from '../schema/capabilities.js'
+import { META } from '../schema/revisions.js'
+import type { RequestMeta } from './session-host.js'
+import { LOGGING_LEVELS, type LoggingLevel } from '../schema/features.js'
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -28,12 +26,12 @@ export function readRequestMeta(params: JsonRpcParams | undefined): RequestMeta 
     throw invalid(`_meta["${META.clientInfo}"] must be an object with a name and a version`)
   }
   const logLevel = meta[META.logLevel]
-  if (logLevel !== undefined && !isLoggingLevel(logLevel)) throw invalid(`_meta["${META.logLevel}"] is not a logging level`)
+  if (logLevel !== undefined && !(LOGGING_LEVELS as readonly unknown[]).includes(logLevel)) throw invalid(`_meta["${META.logLevel}"] is not a logging level`)
   return {
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
     clientInfo: clientInfo as Implementation | undefined,
-    logLevel,
+    logLevel: logLevel as LoggingLevel | undefined,
   }
 }
 

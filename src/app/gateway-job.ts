@@ -1,0 +1,153 @@
+import type { RequestListener } from 'node:http'
+import { discoverAuthorizationServer } from '../auth/resource/discover-authorization-server.js'
+import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
+import type { AuthorizationServerOptions } from '../auth/server/options.js'
+import { defaults } from '../config/defaults.js'
+import type { AccountValues } from '../gateway/account-values.js'
+import type { ChildFactory } from '../gateway/child-factory.js'
+import { GatewayHost, type GatewayHostOptions } from '../gateway/gateway-host.js'
+import { stdioChildren } from '../gateway/stdio-children.js'
+import { outboundFetch } from '../net/outbound-fetch.js'
+import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
+import { createMainJob, type MainJobOptions, type ProtectedResourceSpec } from './main-job.js'
+import { createProtectedMcpApp, type ProtectedMcpApp } from './protected-mcp-app.js'
+
+/** The program the gateway runs for its callers: a stdio MCP server. */
+export interface GatewayCommand {
+  command: string
+  args?: readonly string[]
+  cwd?: string
+  /** Variables every child gets (beside the allow-listed ones of ours and the principal's). */
+  env?: Readonly<Record<string, string>>
+}
+
+export interface GatewayJobOptions extends Pick<MainJobOptions, 'dataDir' | 'redis' | 'trustProxy' | 'dpop' | 'docsUrl' | 'onError'> {
+  /** The public origin; the gateway's resource is `${origin}/mcp`. */
+  origin: string
+  /** The stdio program behind the gateway. */
+  child: GatewayCommand
+  /**
+   * Trust another authorization server (its issuer, read by RFC 8414 discovery) instead of running
+   * ours: tokens are checked against its JWKS, and no login page runs here.
+   */
+  authServer?: string
+  /** Our authorization server's options (a configuration file's), when it runs here. */
+  config?: AuthorizationServerOptions
+  /** The resource's name, description and scopes (default: `mcp` for every request). */
+  resource?: Partial<ProtectedResourceSpec>
+  /** One child for everyone (see GatewayHostOptions.shared). */
+  shared?: boolean
+  /** Caps and times of the children (defaults.gateway). */
+  children?: Pick<GatewayHostOptions, 'maxChildren' | 'maxChildrenPerPrincipal' | 'childIdleMs' | 'initializeTimeoutMs' | 'restartDelayMs' | 'maxRestartDelayMs'>
+  /** The per-account values handed to each subject's children (default: the store's, when our authorization server runs here). */
+  accountValues?: AccountValues
+  /** Where the children's stderr and the gateway's remarks go, a line each (default: stderr). */
+  log?: (line: string) => void
+}
+
+export interface GatewayJob {
+  readonly origin: string
+  /** Our authorization server, unless `authServer` names another. */
+  readonly as: AuthorizationServer | undefined
+  /** The issuer whose tokens are accepted. */
+  readonly issuer: string
+  readonly host: GatewayHost
+  readonly mcp: ProtectedMcpApp
+  readonly handler: RequestListener
+  health(): Promise<boolean>
+  /** Stop serving, then end every child (stdin closed, then SIGTERM, then SIGKILL). */
+  close(): Promise<void>
+}
+
+/**
+ * `mcp-auth gateway` as a library call: a stdio MCP server behind our login. Each stateful
+ * session gets a child of its own, each stateless principal a long-lived one, all behind the
+ * Bearer/DPoP check with protected resource metadata; the authorization server runs on the same
+ * origin (no demo account), or `authServer` names the one whose tokens are accepted.
+ *
+ * @example
+ * const job = await createGatewayJob({ origin: 'http://localhost:4000', dataDir: './data', child: { command: 'mcp-server-everything' } })
+ * http.createServer(job.handler).listen(4000, '127.0.0.1')
+ */
+export async function createGatewayJob(options: GatewayJobOptions): Promise<GatewayJob> {
+  const origin = new URL(options.origin).origin
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const spec: ProtectedResourceSpec = {
+    name: options.resource?.name ?? `${basename(options.child.command)} (behind the mcp-auth gateway)`,
+    scopes: options.resource?.scopes ?? defaults.authServer.resourceScopes,
+    requiredScopes: options.resource?.requiredScopes ?? defaults.authServer.resourceScopes,
+    ...(options.resource?.description !== undefined ? { description: options.resource.description } : {}),
+    ...(options.resource?.toolScopes !== undefined ? { toolScopes: options.resource.toolScopes } : {}),
+  }
+  let accountValues = options.accountValues
+  const factory: ChildFactory = (principal, linkOptions) =>
+    stdioChildren({ ...options.child, log, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
+  const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
+  try {
+    if (options.authServer === undefined) {
+      const job = await createMainJob({
+        origin,
+        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+        ...(options.config !== undefined ? { config: options.config } : {}),
+        ...(options.redis !== undefined ? { redis: options.redis } : {}),
+        ...(options.trustProxy === true ? { trustProxy: true } : {}),
+        ...(options.dpop !== undefined ? { dpop: options.dpop } : {}),
+        ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
+        ...(options.onError !== undefined ? { onError: options.onError } : {}),
+        host,
+        resource: spec,
+        demo: false,
+      })
+      accountValues ??= (job.as as { accountValues?: AccountValues }).accountValues
+      return {
+        origin,
+        as: job.as,
+        issuer: job.as.issuer,
+        host,
+        mcp: job.mcp,
+        handler: job.handler,
+        health: () => job.health(),
+        async close() {
+          await job.close()
+          await host.close()
+        },
+      }
+    }
+    const metadata = await discoverAuthorizationServer(options.authServer, outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: true, setting: '--auth-server' }))
+    if (metadata.jwks_uri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
+    const { host: publicHost, hostname } = new URL(origin)
+    const mcp = createProtectedMcpApp(host, {
+      host: '127.0.0.1',
+      allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
+      origin,
+      issuer: metadata.issuer,
+      jwksUri: metadata.jwks_uri,
+      scopesSupported: [...spec.scopes],
+      requiredScopes: [...spec.requiredScopes],
+      ...(spec.toolScopes !== undefined ? { toolScopes: spec.toolScopes } : {}),
+      resourceName: spec.name,
+      requireDpop: options.dpop?.required === true,
+      ...(options.trustProxy === true ? { trustProxy: true } : {}),
+    })
+    return {
+      origin,
+      as: undefined,
+      issuer: metadata.issuer,
+      host,
+      mcp,
+      handler: mcp.handler,
+      health: async () => true,
+      async close() {
+        await mcp.close()
+        await host.close()
+      },
+    }
+  } catch (error) {
+    await host.close()
+    throw error
+  }
+}
+
+function basename(command: string): string {
+  return command.split(/[\\/]/).pop() || command
+}

@@ -1,0 +1,197 @@
+import type { AuthorizationServerOptions } from '../../auth/server/options.js'
+import { defaults } from '../../config/defaults.js'
+import { loadConfigFile } from '../../config/load-config-file.js'
+import { parsePort, UsageError, type Command } from '../command.js'
+import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
+import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
+import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
+import { parseScopes } from '../scope-list.js'
+import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
+import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
+
+const m = defaults.mainJob
+const g = defaults.gateway
+
+export const gatewayCommand: Command = {
+  name: 'gateway',
+  summary: 'put a stdio MCP server behind our login: one child process per session or principal, tokens checked on every request',
+  usage: `
+Usage: mcp-auth gateway [options] -- <command> [args...]
+
+Serves the stdio MCP server <command> on http://${m.publicHost}:<port>/mcp (Streamable HTTP, every
+protocol revision, 2026-07-28 included, whatever revision the server speaks), /sse and /rest,
+behind Bearer/DPoP tokens, with protected resource metadata; and the authorization server on the
+same origin (login and consent pages, registration, tokens; no demo account: add accounts with
+mcp-auth users add), unless --auth-server names another one.
+
+Processes: two principals (subject + client of the token) never share a process. A stateful
+session gets its own child, started at initialize and ended with the session; stateless clients
+(2026-07-28 requests, stateless POSTs, /rest) share one long-lived child per principal. Each child
+learns whom it serves from MCP_AUTH_SUBJECT, MCP_AUTH_CLIENT_ID and MCP_AUTH_SCOPE, plus the values
+set for its subject with mcp-auth user-env. --shared runs one child for everyone instead.
+
+Options:
+  --port PORT          port (default: the PORT variable, else ${m.port}; 0 for an ephemeral one)
+  --data-dir DIR       data directory (default ${defaults.storage.dataDir})
+  --config FILE        JSON configuration of the authorization server (see config/auth-server.example.json)
+  --auth-server URL    trust this authorization server (any RFC 8414 one) instead of running ours
+  --name NAME          the server's name on the consent page and in its metadata
+  --scopes "S ..."     scopes every request needs (default: ${defaults.authServer.resourceScopes.join(' ')})
+  --tool-scope T=S     tool T needs scope S too (repeatable; a call without it gets 403 insufficient_scope)
+  --shared             one child for everyone, for servers that keep no per-user state (the child's
+                       sampling, elicitation and roots requests and its log messages are refused or dropped)
+  --env NAME           pass our environment variable NAME to every child (repeatable; by default a
+                       child gets only ${defaults.stdio.inheritedEnv.join(', ')})
+  --cwd DIR            the children's working directory
+  --max-children N     most children at once (default ${g.maxChildren}); over it: 503 + Retry-After
+  --max-children-per-client N
+                       most children of one principal (default ${g.maxChildrenPerPrincipal}); over it: 429 + Retry-After
+  --idle-timeout S     a stateless principal's child ends after S seconds without a request (default ${g.childIdleMs / 1000})
+  --initialize-timeout S
+                       a child that does not answer initialize within S seconds is stopped (default ${g.initializeTimeoutMs / 1000})
+${redisUsage(23)}
+${drainUsage(23)}
+  --issuer URL         the public origin when several nodes serve one behind a proxy
+  --host H             interface to listen on (default: loopback, 127.0.0.1 and ::1)
+  --trust-proxy        trust X-Forwarded-* from a TLS-terminating proxy (only when it overwrites them)
+  --require-dpop       accept DPoP-bound tokens only (RFC 9449)
+  --dpop-nonces        DPoP proofs must carry the server's nonce
+  -h, --help           show this help
+Example: mcp-auth gateway --port 4000 -- npx -y @modelcontextprotocol/server-everything
+More: docs/gateway.md.
+`,
+  options: {
+    port: { type: 'string' },
+    'data-dir': { type: 'string' },
+    config: { type: 'string' },
+    'auth-server': { type: 'string' },
+    name: { type: 'string' },
+    scopes: { type: 'string' },
+    'tool-scope': { type: 'string', multiple: true },
+    shared: { type: 'boolean' },
+    env: { type: 'string', multiple: true },
+    cwd: { type: 'string' },
+    'max-children': { type: 'string' },
+    'max-children-per-client': { type: 'string' },
+    'idle-timeout': { type: 'string' },
+    'initialize-timeout': { type: 'string' },
+    ...redisOptions,
+    ...drainOptions,
+    issuer: { type: 'string' },
+    host: { type: 'string' },
+    'trust-proxy': { type: 'boolean' },
+    'require-dpop': { type: 'boolean' },
+    'dpop-nonces': { type: 'boolean' },
+  },
+  allowPositionals: true,
+  async run(values, positionals) {
+    const [command, ...args] = positionals
+    if (command === undefined) throw new UsageError('name the MCP server to run after --, e.g. mcp-auth gateway -- npx -y @modelcontextprotocol/server-everything')
+    const port = parsePort(values.port ?? process.env['PORT'], m.port)
+    const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
+    const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
+    const redis = redisChoice(values, file)
+    const issuer = values.issuer as string | undefined
+    if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
+    const authServer = values['auth-server'] as string | undefined
+    if (authServer !== undefined && !URL.canParse(authServer)) throw new UsageError(`--auth-server must be a URL (the issuer), got ${authServer}`)
+    const host = values.host as string | undefined
+    const requiredScopes = typeof values.scopes === 'string' ? parseScopes(values.scopes) : defaults.authServer.resourceScopes
+    const toolScopes = parseToolScopes((values['tool-scope'] as unknown as string[] | undefined) ?? [])
+    const scopes = [...new Set([...requiredScopes, ...Object.values(toolScopes).flat()])]
+    const env: Record<string, string> = {}
+    for (const name of (values.env as unknown as string[] | undefined) ?? []) {
+      const value = process.env[name]
+      if (value === undefined) throw new UsageError(`--env ${name}: no such variable in this environment`)
+      env[name] = value
+    }
+
+    const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
+    const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
+    const { createGatewayJob } = await import('../../app/gateway-job.js')
+    const job = await createGatewayJob({
+      origin,
+      dataDir,
+      config: file as AuthorizationServerOptions,
+      child: { command, args, env, ...(typeof values.cwd === 'string' ? { cwd: values.cwd } : {}) },
+      ...(authServer !== undefined ? { authServer } : {}),
+      resource: {
+        ...(typeof values.name === 'string' ? { name: values.name } : {}),
+        scopes,
+        requiredScopes,
+        ...(Object.keys(toolScopes).length > 0 ? { toolScopes } : {}),
+      },
+      ...(values.shared === true ? { shared: true } : {}),
+      children: {
+        ...positive(values, 'max-children', 'maxChildren', 1),
+        ...positive(values, 'max-children-per-client', 'maxChildrenPerPrincipal', 1),
+        ...positive(values, 'idle-timeout', 'childIdleMs', 1000),
+        ...positive(values, 'initialize-timeout', 'initializeTimeoutMs', 1000),
+      },
+      ...(redis !== undefined ? { redis } : {}),
+      ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
+      dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
+      onError: (error) => process.stderr.write(`mcp-auth gateway: ${error.stack ?? error.message}\n`),
+      log: (line) => process.stderr.write(`${line}\n`),
+    })
+    if (job.as !== undefined) {
+      if (redis !== undefined) await writeRedisStoreMarker(dataDir, redis)
+      else await removeRedisStoreMarker(dataDir)
+    }
+    const endpoint = redis === undefined && job.as !== undefined ? storeStatusEndpoint(dataDir, job.as.storage) : undefined
+    const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
+    const v4 = createCliServer(job.handler, health)
+    await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N')
+    const servers = [v4]
+    if (host === undefined) {
+      const v6 = createCliServer(job.handler, health)
+      await listenOn(v6, actualPort, '::1').then(
+        () => servers.push(v6),
+        () => undefined,
+      )
+    }
+    await job.mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`))
+    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
+    process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
+    process.stdout.write(
+      [
+        '',
+        `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
+        `  Serving             ${[command, ...args].join(' ')}${values.shared === true ? '   (one child for everyone: --shared)' : '   (a child per session, one per stateless principal)'}`,
+        `  Authorization       ${job.issuer}${job.as === undefined ? '   (another server: --auth-server)' : ''}`,
+        `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
+        ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --data-dir ${dataDir}${redis === undefined ? ' (stop the gateway first)' : ''}`]),
+        '',
+      ].join('\n'),
+    )
+    await closeOnSignal(
+      servers,
+      async () => {
+        await endpoint?.withdraw()
+        await job.close()
+      },
+      { delayMs: drainDelayMs(values) },
+    )
+  },
+}
+
+/** `--tool-scope T=S` (repeatable): each tool's extra scopes. */
+function parseToolScopes(entries: readonly string[]): Record<string, string[]> {
+  const scopes: Record<string, string[]> = {}
+  for (const entry of entries) {
+    const at = entry.indexOf('=')
+    if (at <= 0 || at === entry.length - 1) throw new UsageError(`--tool-scope takes TOOL=SCOPE, got ${JSON.stringify(entry)}`)
+    const tool = entry.slice(0, at)
+    scopes[tool] = [...(scopes[tool] ?? []), ...parseScopes(entry.slice(at + 1))]
+  }
+  return scopes
+}
+
+/** A positive number option, scaled (seconds to ms); absent: nothing. */
+function positive<K extends string>(values: Record<string, unknown>, option: string, key: K, scale: number): Partial<Record<K, number>> {
+  const text = values[option]
+  if (typeof text !== 'string') return {}
+  const value = Number(text)
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`--${option} must be a positive number, got ${text}`)
+  return { [key]: Math.round(value * scale) } as Partial<Record<K, number>>
+}
