@@ -59,6 +59,11 @@ export class AccountValuesStore {
     this.#now = options.now ?? Date.now
   }
 
+  /** Throws {@link AccountValueError} when `name` cannot be set (before anything else is asked of an operator). */
+  static checkName(name: string): void {
+    checkName(name)
+  }
+
   /** Sets `name` to `value` for `subject` (replacing what it held). */
   async set(subject: string, name: string, value: string): Promise<void> {
     checkSubject(subject)

@@ -6,6 +6,7 @@ import type { AuthStorage } from '../../../storage/types.js'
 import { recordedClusterKeys } from '../keys/cluster-keys.js'
 import { deriveSecret, loadServerSecrets, secretsDigest } from '../keys/server-secrets.js'
 import { isRedisConnection } from '../options.js'
+import { AccountStore } from './account-store.js'
 import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './account-values-store.js'
 import type { OpenedStorage } from './open-storage.js'
 
@@ -15,6 +16,15 @@ export interface OpenAccountValuesOptions {
   dataDir: string
   /** The deployment's Redis (`{ url, prefix }`, or a connection the caller keeps and closes). */
   redis?: { url: string; prefix?: string } | RedisConnection
+}
+
+/** What {@link openAccountValues} opened. */
+export interface OpenedAccountValues {
+  values: AccountValuesStore
+  /** The local accounts of the same store, to resolve a username to its subject (their `id`). */
+  accounts: AccountStore
+  /** Closes the store (and the Redis connection, when this opened it). */
+  close(): Promise<void>
 }
 
 /**
@@ -30,11 +40,15 @@ export interface OpenAccountValuesOptions {
  * const env = await values.valuesFor(subject)
  * await close()
  */
-export async function openAccountValues(options: OpenAccountValuesOptions): Promise<{ values: AccountValuesStore; close(): Promise<void> }> {
+export async function openAccountValues(options: OpenAccountValuesOptions): Promise<OpenedAccountValues> {
   const opened = await open(options)
   try {
     const secrets = opened.connection === undefined ? await loadServerSecrets(options.dataDir, opened) : await deploymentSecrets(opened, options.dataDir)
-    return { values: new AccountValuesStore(opened.storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE)), close: () => opened.close() }
+    return {
+      values: new AccountValuesStore(opened.storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE)),
+      accounts: new AccountStore(opened.storage.records),
+      close: () => opened.close(),
+    }
   } catch (error) {
     await opened.close().catch(() => undefined)
     throw error
