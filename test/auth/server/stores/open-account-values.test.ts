@@ -51,6 +51,15 @@ describe('openAccountValues', () => {
     }
   })
 
+  it('refuses to create a new secrets.json over values sealed with a lost one', async () => {
+    const dataDir = await tempDir()
+    const first = await openAccountValues({ dataDir })
+    await first.values.set('sub-1', 'TOKEN', 'sealed with the first key')
+    await first.close()
+    await rm(join(dataDir, defaults.authServer.keys.secretsFile))
+    await expect(openAccountValues({ dataDir })).rejects.toThrow(/secrets\.json is missing, but the store holds data sealed/)
+  })
+
   it('is refused while a server owns the embedded data directory', async () => {
     const dataDir = await tempDir()
     const as = await createAuthorizationServer({ issuer: 'http://127.0.0.1:1', dataDir })
