@@ -15,6 +15,7 @@ import { toolsCommand } from './commands/tools.js'
 import { callCommand } from './commands/call.js'
 import { proxyCommand } from './commands/proxy.js'
 import { usersCommand } from './commands/users.js'
+import { userEnvCommand } from './commands/user-env.js'
 import { resourcesCommand } from './commands/resources.js'
 import { grantsCommand } from './commands/grants.js'
 import { migrateCommand } from './commands/migrate.js'
@@ -28,6 +29,7 @@ const commands: Command[] = [
   authServerCommand,
   demoServerCommand,
   usersCommand,
+  userEnvCommand,
   resourcesCommand,
   grantsCommand,
   clientsCommand,

@@ -647,6 +647,26 @@ export const defaults = {
      */
     dpop: 'auto',
   },
+  accountValues: {
+    /**
+     * Largest value an operator may set for one account (bytes of UTF-8): an API key or a token
+     * with room to spare. Each is handed to a gateway child in its environment, where a few such
+     * values must still fit the operating system's limit on a process's environment.
+     */
+    maxValueBytes: 64 * 1024,
+    /** Most names one account may hold: per-user credentials for a handful of upstream services, not a configuration store. */
+    maxNamesPerSubject: 64,
+    /** Longest name (characters): an environment variable's name, not a place to hide data. */
+    maxNameLength: 128,
+    /**
+     * Lifetime (seconds) of the lease a write takes on one subject's record, so two writers (CLI
+     * runs on two hosts of a Redis deployment) never lose each other's change. A write holds it for
+     * one read and one put; a writer that died releases it when it expires.
+     */
+    writeLeaseSeconds: 10,
+    /** How long (ms) a write waits for another writer's lease on the same subject before it gives up with an error. */
+    writeWaitMs: 15_000,
+  },
   branding: {
     /**
      * The product name in every page's header and title (login, consent, logout, errors, the home

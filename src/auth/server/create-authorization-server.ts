@@ -7,6 +7,7 @@ import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
+import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './stores/account-values-store.js'
 import { mergeResources, ResourceStore } from './stores/resource-store.js'
 import type { GrantAdmin } from './admin/grant-admin.js'
 import { createAdministration } from './admin/create-administration.js'
@@ -53,6 +54,11 @@ export interface AuthorizationServer {
   /** Local accounts (`mcp-auth users add` uses this). */
   readonly accounts: AccountStore
   /**
+   * Values an operator set per account (`mcp-auth user-env`), sealed, keyed by subject (the
+   * token's `sub`): the gateway hands them to that account's children as environment variables.
+   */
+  readonly accountValues: AccountValuesStore
+  /**
    * Stored protected resources (`mcp-auth resources add` uses this). Read when the server is
    * created: one added later is served from the next start.
    */
@@ -76,7 +82,7 @@ export interface AuthorizationServer {
    * be removed here: remove it from the configuration.
    */
   removeClient(clientId: string): Promise<{ removed: boolean; grantsEnded: number }>
-  /** Deletes an account and ends its grants. */
+  /** Deletes an account, its values ({@link accountValues}), and ends its grants. */
   deleteUser(username: string): Promise<{ grantsEnded: number }>
   /** Disables (or enables) an account; disabling ends its grants. */
   disableUser(username: string, disabled?: boolean): Promise<{ grantsEnded: number }>
@@ -139,6 +145,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   ])
   if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
   const accounts = new AccountStore(storage.records)
+  const accountValues = new AccountValuesStore(storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE))
   const resources = new ResourceStore(storage.records, connection)
   const configuredResources = options.resources
   const storedResources = await resources.list()
@@ -255,12 +262,18 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     middleware,
     app,
     accounts,
+    accountValues,
     resources,
     storage,
     grants: admin.grants,
     listClients: () => admin.clients.list(),
     removeClient: (clientId) => admin.clients.remove(clientId),
-    deleteUser: (username) => admin.accounts.delete(username),
+    async deleteUser(username) {
+      const account = await accounts.findByUsername(username)
+      const ended = await admin.accounts.delete(username)
+      if (account !== undefined) await accountValues.deleteSubject(account.id)
+      return ended
+    },
     disableUser: (username, disabled) => admin.accounts.disable(username, disabled),
     addClient: (metadata) => admin.clients.add(metadata),
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),

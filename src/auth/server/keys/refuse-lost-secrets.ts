@@ -11,10 +11,12 @@ const EMBEDDED_ID = 'secrets'
 const CLUSTER_ID = 'keys'
 /** What `secrets.json` is for, in refusals that name it missing. */
 export const WHAT_SECRETS_PROTECT =
-  'That file protects the sealed client secrets of confidential clients and upstream tokens, and holds the cookie and CSRF keys ' +
+  'That file protects the sealed client secrets of confidential clients, upstream tokens and per-account values (mcp-auth user-env), and holds the cookie and CSRF keys ' +
   'and the key the DPoP nonce and MCP requestState keys are derived from: new secrets would make that data unreadable.'
 /** The records whose values are sealed with the data key (upstream login's tokens). */
 const SEALED_RECORDS = 'upstream-tokens'
+/** The per-account values (`mcp-auth user-env`), sealed under a key derived from the data key. */
+const ACCOUNT_VALUES = 'account-values'
 
 /**
  * Refuses a start whose `secrets.json` had to be created while the store already holds data
@@ -48,7 +50,8 @@ async function holdsSealedData(storage: AuthStorage): Promise<boolean> {
   const clients = await storage.adapter('Client').list()
   if (clients.some(({ payload }) => SecretBox.isSealed(payload['client_secret']))) return true
   const sessions = await storage.records.list<{ sealed?: unknown }>(SEALED_RECORDS)
-  return sessions.some((session) => SecretBox.isSealed(session.sealed))
+  if (sessions.some((session) => SecretBox.isSealed(session.sealed))) return true
+  return (await storage.records.list(ACCOUNT_VALUES)).length > 0
 }
 
 function lostSecretsMessage(path: string, opened: OpenedStorage, dataDir: string): string {
