@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http'
 import { discoverAuthorizationServer } from '../auth/resource/discover-authorization-server.js'
 import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
 import type { AuthorizationServerOptions } from '../auth/server/options.js'
+import { openAccountValues } from '../auth/server/stores/open-account-values.js'
 import { defaults } from '../config/defaults.js'
 import type { AccountValues } from '../gateway/account-values.js'
 import type { ChildFactory } from '../gateway/child-factory.js'
@@ -82,6 +83,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
   let accountValues = options.accountValues
   const factory: ChildFactory = (principal, linkOptions) =>
     stdioChildren({ ...options.child, log, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
+  let closeValues: (() => Promise<void>) | undefined
   const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
   try {
     if (options.authServer === undefined) {
@@ -98,7 +100,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         resource: spec,
         demo: false,
       })
-      accountValues ??= (job.as as { accountValues?: AccountValues }).accountValues
+      accountValues ??= job.as.accountValues
       return {
         origin,
         as: job.as,
@@ -113,6 +115,10 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         },
       }
     }
+    // the accounts live at the other server; their values, keyed by subject, in our own store
+    const opened = options.accountValues === undefined ? await openAccountValues({ dataDir: options.dataDir ?? defaults.storage.dataDir, ...(options.redis !== undefined ? { redis: options.redis } : {}) }) : undefined
+    accountValues ??= opened?.values
+    closeValues = opened?.close
     const metadata = await discoverAuthorizationServer(options.authServer, outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: true, setting: '--auth-server' }))
     if (metadata.jwks_uri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
     const { host: publicHost, hostname } = new URL(origin)
@@ -140,10 +146,12 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
       async close() {
         await mcp.close()
         await host.close()
+        await closeValues?.()
       },
     }
   } catch (error) {
     await host.close()
+    await closeValues?.()
     throw error
   }
 }
