@@ -116,7 +116,10 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
       }
     }
     // the accounts live at the other server; their values, keyed by subject, in our own store
-    const opened = options.accountValues === undefined ? await openAccountValues({ dataDir: options.dataDir ?? defaults.storage.dataDir, ...(options.redis !== undefined ? { redis: options.redis } : {}) }) : undefined
+    const opened =
+      options.accountValues === undefined
+        ? await openAccountValues({ dataDir: options.dataDir ?? defaults.storage.dataDir, ...(options.redis !== undefined ? { redis: options.redis } : {}) })
+        : undefined
     accountValues ??= opened?.values
     closeValues = opened?.close
     const metadata = await discoverAuthorizationServer(options.authServer, outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: true, setting: '--auth-server' }))

@@ -1,6 +1,7 @@
 import { ErrorCode, JsonRpcError, errorResponse, type JsonRpcMessage, type JsonRpcParams, type RequestId } from '../jsonrpc/index.js'
 import { defaults } from '../config/defaults.js'
 import type { Transport } from '../protocol/transport.js'
+import { duration } from './duration.js'
 
 /** Where the messages of a child for one caller go: a stateful session, or one stateless request. */
 export interface ChildRoute {
@@ -159,7 +160,7 @@ export class ChildLink {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending.delete(id)
-        reject(new JsonRpcError(ErrorCode.RequestTimeout, `the MCP server did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`))
+        reject(new JsonRpcError(ErrorCode.RequestTimeout, `the MCP server did not answer ${method} within ${duration(timeoutMs)}`))
       }, timeoutMs)
       const route: ChildRoute = {
         deliver: (message) => {

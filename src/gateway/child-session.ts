@@ -7,6 +7,7 @@ import type { ChildFactory } from './child-factory.js'
 import type { ChildLink, ChildRoute } from './child-link.js'
 import type { ChildPool, ChildSlot } from './child-pool.js'
 import { classifyPayload } from './classify-payload.js'
+import { duration } from './duration.js'
 import { inBandRefusal } from './in-band-refusal.js'
 import { describePrincipal, type Principal } from './principal.js'
 
@@ -154,8 +155,7 @@ export class ChildSession implements HostedSession, ChildRoute {
 
   #initializeTimedOut(link: ChildLink): void {
     if (this.#initializeId === undefined) return
-    const seconds = Math.round(this.#options.initializeTimeoutMs / 1000)
-    void link.stop(`the MCP server did not answer initialize within ${seconds} s and was stopped`, true)
+    void link.stop(`the MCP server did not answer initialize within ${duration(this.#options.initializeTimeoutMs)} and was stopped`, true)
   }
 
   /** What the child says to this session's client (ChildRoute). */
