@@ -22,7 +22,7 @@ describe('server-everything behind the gateway', () => {
     const tools = (await client.listTools()).tools.map((tool) => tool.name)
     expect(tools).toEqual(expect.arrayContaining(['echo', 'get-env', 'trigger-sampling-request', 'trigger-elicitation-request']))
     expect(await client.callTool({ name: 'echo', arguments: { message: 'hello' } })).toMatchObject({ content: [{ type: 'text', text: 'Echo: hello' }] })
-    const env = JSON.parse((await client.callTool({ name: 'get-env', arguments: {} })).content[0]!.text as string)
+    const env = JSON.parse(((await client.callTool({ name: 'get-env', arguments: {} })).content[0] as { text: string }).text)
     expect(env.MCP_AUTH_CLIENT_ID).toBeTruthy()
     expect(env.MCP_AUTH_SCOPE).toBe('mcp')
 
