@@ -100,7 +100,7 @@ module.exports = {
         'gets shared state through the interfaces it defines, and only the composition (app/, cli/) ' +
         'hands it a Redis implementation.',
       severity: 'error',
-      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports', 'sessions', 'session-host') },
+      from: { path: room('jsonrpc', 'schema', 'protocol', 'server', 'client', 'transports', 'sessions', 'session-host', 'gateway') },
       to: { path: room('redis') },
     },
     {
@@ -140,6 +140,21 @@ module.exports = {
       severity: 'error',
       from: { path: room('session-host') },
       to: { path: '^src/', pathNot: room('session-host', 'sessions', 'protocol', 'schema', 'jsonrpc', 'config') },
+    },
+    {
+      name: 'gateway-is-a-session-host',
+      comment:
+        'gateway/ serves the HTTP transports\' sessions from child processes: it implements the ' +
+        'session-host contract over a Transport to each child (stdio, an upstream HTTP session), so it ' +
+        'imports the MCP rooms below the server and the client transports, never server/ or client/ ' +
+        '(it relays messages, it runs no handlers), nor auth/* (what it needs of the token is the ' +
+        'AuthInfo leaf) nor storage (per-account values come through an interface it defines).',
+      severity: 'error',
+      from: { path: room('gateway') },
+      to: {
+        path: '^src/',
+        pathNot: [room('gateway', 'session-host', 'sessions', 'protocol', 'schema', 'jsonrpc', 'config', 'net', 'auth-info', 'collections'), '^src/transports/(stdio|streamable-http/client|sse-legacy/client|http-client|http)/'],
+      },
     },
     {
       name: 'config-is-a-leaf',
