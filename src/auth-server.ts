@@ -4,7 +4,10 @@
  */
 export { createAuthorizationServer } from './auth/server/create-authorization-server.js'
 export { createMainJob } from './app/main-job.js'
-export type { MainJob, MainJobOptions } from './app/main-job.js'
+export type { MainJob, MainJobOptions, ProtectedResourceSpec } from './app/main-job.js'
+// `mcp-auth gateway` as a library call: a stdio MCP server behind this authorization server (or another)
+export { createGatewayJob } from './app/gateway-job.js'
+export type { GatewayJob, GatewayJobOptions, GatewayCommand } from './app/gateway-job.js'
 export type { AuthorizationServer } from './auth/server/create-authorization-server.js'
 export { authorizationServerOptionsSchema } from './auth/server/options.js'
 export type { AuthorizationServerOptions, AuthorizationServerConfig } from './auth/server/options.js'

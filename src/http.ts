@@ -8,6 +8,12 @@ export { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './app
 // several processes on one Redis: the connection (ioredis loads with the first one) and the bus
 export { RedisConnection, type RedisConnectionOptions, InProcessMessageBus, type MessageBus, StorageUnavailableError } from './storage/index.js'
 export { createProtectedMcpApp, type ProtectedMcpApp, type ProtectedMcpAppOptions } from './app/protected-mcp-app.js'
+// the gateway's session host: serve any stdio MCP server's sessions from child processes (docs/gateway.md)
+export { GatewayHost, type GatewayHostOptions } from './gateway/gateway-host.js'
+export { stdioChildren, type StdioChildrenOptions } from './gateway/stdio-children.js'
+export type { ChildFactory } from './gateway/child-factory.js'
+export type { AccountValues } from './gateway/account-values.js'
+export type { SessionHost, HostedSession } from './session-host/session-host.js'
 // moved to mcp-auth/resource (issue 28): still exported here so existing imports keep working
 export { protectMcpHandler } from './auth/resource/protect-mcp-handler.js'
 export {

@@ -4,6 +4,7 @@
  * which wants Node 22, came in through @octokit/request; an override gives it 2.1.0).
  */
 import { readFileSync } from 'node:fs'
+import semver from 'semver'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../helpers/paths.js'
@@ -18,19 +19,9 @@ function version(text: string): Version {
   return [major, minor, patch]
 }
 
-function compare(a: Version, b: Version): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2]
-}
-
-/** The range forms the lock file's `engines.node` use: `>=X`, `^X`, alternatives joined by `||`. */
+/** Whether `node` satisfies an `engines.node` range, as npm reads it (semver, npm's own parser). */
 function satisfies(node: Version, range: string): boolean {
-  return range.split('||').some((alternative) => {
-    const match = /^\s*(>=|\^)\s*(\d+(?:\.(?:\d+|x))*)\s*$/.exec(alternative)
-    if (match === null) throw new Error(`an engines range this test does not read: "${range}"`)
-    const floor = version(match[2]!)
-    if (compare(node, floor) < 0) return false
-    return match[1] === '>=' || node[0] === floor[0]
-  })
+  return semver.satisfies(node.join('.'), range)
 }
 
 describe('package-lock.json', () => {
