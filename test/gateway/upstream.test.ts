@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/server'
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createGatewayJob, type GatewayJob, type GatewayJobOptions } from '../../src/app/gateway-job.js'
 import { McpClient } from '../../src/client/mcp-client.js'
 import { StreamableHttpClientTransport } from '../../src/transports/http-client/index.js'
+import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
 import { listenOnLoopback } from '../helpers/listen.js'
 import { sdkLegacyPeer } from '../transports/http-client/sdk-peers.js'
 
@@ -242,5 +243,47 @@ describe('gateway --upstream', () => {
 
   it('is refused with another authorization server, whose keys are not ours to sign with', async () => {
     await expect(createGatewayJob({ origin: 'http://127.0.0.1:1', upstream: { url: 'http://127.0.0.1:2/mcp' }, authServer: 'http://127.0.0.1:3' })).rejects.toThrow(/principal JWT/)
+  })
+})
+
+describe('mcp-auth gateway --upstream', () => {
+  it('serves the metadata and a call through to the upstream, with the principal JWT in X-MCP-Auth-Principal', async () => {
+    const upstream = await upstreamServer()
+    closers.push(() => upstream.close())
+    const dir = await mkdtemp(join(tmpdir(), 'gw-upstream-cli-'))
+    closers.push(() => rm(dir, { recursive: true, force: true }))
+    const secret = 'a machine secret long enough for the gateway test 0123'
+    const config = join(dir, 'auth-server.json')
+    await writeFile(
+      config,
+      JSON.stringify({ clients: [{ client_id: 'machine', client_secret: secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp' }] }),
+    )
+    const { child, url } = await startCli(['gateway', '--port', '0', '--data-dir', join(dir, 'data'), '--config', config, '--upstream', upstream.url])
+    closers.push(() => stopChild(child))
+
+    const metadata = await fetch(`${url}/.well-known/oauth-protected-resource/mcp`)
+    expect(metadata.status).toBe(200)
+    expect(await metadata.json()).toMatchObject({ resource: `${url}/mcp` })
+    const tokenResponse = await fetch(`${url}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`machine:${secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${url}/mcp`, scope: 'mcp' }),
+    })
+    const { access_token: token } = (await tokenResponse.json()) as { access_token: string }
+    const seen = JSON.parse((await answer(await statelessCall(url, token, 'whoami'))).result!.content[0]!.text)
+    expect(seen.authorization).toBeNull()
+    expect(upstream.seen.every((headers) => typeof headers['x-mcp-auth-principal'] === 'string')).toBe(true)
+    const { payload } = await jwtVerify(upstream.seen[0]!['x-mcp-auth-principal'] as string, createRemoteJWKSet(new URL(`${url}/jwks`)), { audience: upstream.url })
+    expect(payload['client_id']).toBe('machine')
+  })
+
+  it.each([
+    [['--upstream', 'http://127.0.0.1:9/mcp', '--', 'mcp-server-everything'], /not both/],
+    [['--upstream-header', 'X-Who'], /goes with --upstream/],
+    [['--upstream', 'http://127.0.0.1:9/mcp', '--auth-server', 'http://127.0.0.1:8'], /needs our authorization server/],
+  ])('refuses %j with a usage error', async (args, message) => {
+    const { code, stderr } = await runCli(['gateway', '--port', '0', ...args])
+    expect(code).toBe(2)
+    expect(stderr).toMatch(message)
   })
 })
