@@ -7,7 +7,10 @@ import { defaults } from '../config/defaults.js'
 import type { AccountValues } from '../gateway/account-values.js'
 import type { ChildFactory } from '../gateway/child-factory.js'
 import { GatewayHost, type GatewayHostOptions } from '../gateway/gateway-host.js'
+import { httpUpstreamChildren } from '../gateway/http-upstream-children.js'
+import type { PrincipalTokenSigner } from '../gateway/principal-token-signer.js'
 import { stdioChildren } from '../gateway/stdio-children.js'
+import type { UpstreamTransportKind } from '../gateway/upstream-transport.js'
 import { outboundFetch } from '../net/outbound-fetch.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import { createMainJob, type MainJobOptions, type ProtectedResourceSpec } from './main-job.js'
@@ -22,11 +25,27 @@ export interface GatewayCommand {
   env?: Readonly<Record<string, string>>
 }
 
+/** An HTTP MCP server without auth that the gateway fronts instead of a stdio program (`--upstream`). */
+export interface GatewayUpstream {
+  /** Its endpoint, e.g. `http://127.0.0.1:9000/mcp` (or its `/sse` for a legacy one). */
+  url: string
+  /** The header that carries the principal JWT (default `defaults.gateway.upstreamHeader`). */
+  header?: string
+  /** Default `auto`: Streamable HTTP, falling back to HTTP+SSE. */
+  transport?: UpstreamTransportKind
+}
+
 export interface GatewayJobOptions extends Pick<MainJobOptions, 'dataDir' | 'redis' | 'trustProxy' | 'dpop' | 'docsUrl' | 'onError'> {
   /** The public origin; the gateway's resource is `${origin}/mcp`. */
   origin: string
-  /** The stdio program behind the gateway. */
-  child: GatewayCommand
+  /** The stdio program behind the gateway (exactly one of `child` and `upstream`). */
+  child?: GatewayCommand
+  /**
+   * An HTTP MCP server behind the gateway instead (exactly one of `child` and `upstream`): it
+   * never sees the caller's token, it gets a principal JWT signed with our keys. Needs our
+   * authorization server (not `authServer`), whose keys sign it and whose JWKS verifies it.
+   */
+  upstream?: GatewayUpstream
   /**
    * Trust another authorization server (its issuer, read by RFC 8414 discovery) instead of running
    * ours: tokens are checked against its JWKS, and no login page runs here.
@@ -73,16 +92,36 @@ export interface GatewayJob {
 export async function createGatewayJob(options: GatewayJobOptions): Promise<GatewayJob> {
   const origin = new URL(options.origin).origin
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  if ((options.child === undefined) === (options.upstream === undefined))
+    throw new TypeError('the gateway fronts exactly one server: give `child` (a stdio program) or `upstream` (an HTTP server)')
+  if (options.upstream !== undefined && options.authServer !== undefined) {
+    throw new TypeError(
+      "an upstream HTTP server gets a principal JWT signed with our authorization server's keys (verifiable at its JWKS); with authServer (another authorization server) there are none: run ours, or put the upstream behind a stdio bridge",
+    )
+  }
+  const upstream = options.upstream
+  if (upstream !== undefined && !URL.canParse(upstream.url)) throw new TypeError(`upstream.url must be a URL, got ${upstream.url}`)
+  // our authorization server's, once it runs (the factory is only called after)
+  let signer: PrincipalTokenSigner | undefined
   const spec: ProtectedResourceSpec = {
-    name: options.resource?.name ?? `${basename(options.child.command)} (behind the mcp-auth gateway)`,
+    name: options.resource?.name ?? `${options.child !== undefined ? basename(options.child.command) : upstream!.url} (behind the mcp-auth gateway)`,
     scopes: options.resource?.scopes ?? defaults.authServer.resourceScopes,
     requiredScopes: options.resource?.requiredScopes ?? defaults.authServer.resourceScopes,
     ...(options.resource?.description !== undefined ? { description: options.resource.description } : {}),
     ...(options.resource?.toolScopes !== undefined ? { toolScopes: options.resource.toolScopes } : {}),
   }
   let accountValues = options.accountValues
-  const factory: ChildFactory = (principal, linkOptions) =>
-    stdioChildren({ ...options.child, log, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
+  const factory: ChildFactory =
+    upstream !== undefined
+      ? (principal, linkOptions) =>
+          httpUpstreamChildren({
+            url: upstream.url,
+            ...(upstream.header !== undefined ? { header: upstream.header } : {}),
+            ...(upstream.transport !== undefined ? { transport: upstream.transport } : {}),
+            signer: signer!,
+            log,
+          })(principal, linkOptions)
+      : (principal, linkOptions) => stdioChildren({ ...options.child!, log, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
   let closeValues: (() => Promise<void>) | undefined
   const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
   try {
@@ -101,6 +140,8 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         demo: false,
       })
       accountValues ??= job.as.accountValues
+      const as = job.as
+      signer = { sign: (claims) => as.signPrincipalToken({ ...claims }) }
       return {
         origin,
         as: job.as,

@@ -136,6 +136,20 @@ export const defaults = {
     capRetryAfterSeconds: 30,
     /** The protocol version the gateway asks of a child it initializes itself (stateless and shared children); the child may answer an older one. */
     childProtocolVersion: '2025-11-25',
+    /**
+     * Lifetime (s) of the principal JWT the gateway sends an upstream HTTP server (`--upstream`)
+     * in place of the caller's token. Short: the upstream only needs to know whom a request is for
+     * now, and a token that leaks from its logs is soon worthless. 5 min, renewed as it nears expiry.
+     */
+    principalTokenTtlSeconds: 300,
+    /**
+     * A principal JWT this close (s) to its expiry is replaced by a fresh one before the next
+     * request to the upstream, so a long session always sends one the upstream accepts (with
+     * room for some clock skew between the two).
+     */
+    principalTokenRenewBeforeSeconds: 60,
+    /** The header that carries the principal JWT to an upstream HTTP server, unless `--upstream-header` names another. */
+    upstreamHeader: 'X-MCP-Auth-Principal',
   },
   streamableHttp: {
     /** Path of the Streamable HTTP endpoint (MCP 2025-03-26 and later). */

@@ -25,6 +25,7 @@ import type { RevocationCheck } from '../resource/revocation-check.js'
 import { ScopePolicy } from './provider/scope-policy.js'
 import { SecretBox } from './keys/secret-box.js'
 import { deriveSecret, loadServerSecrets, secretsDigest } from './keys/server-secrets.js'
+import { principalTokenSigner } from './keys/principal-token-signer.js'
 import { loadSigningKeys } from './keys/signing-keys.js'
 import { startUnusedClientSweeper } from './admin/unused-client-sweeper.js'
 import { composeScoped } from './middleware/scoped-middleware.js'
@@ -92,6 +93,13 @@ export interface AuthorizationServer {
    * another's. For what a resource server beside it seals or signs (DPoP nonces, MCP requestState).
    */
   deriveKey(purpose: string): Buffer
+  /**
+   * Signs a principal token (JOSE `typ` `mcp-principal+jwt`, never an access token) with the
+   * current access-token signing key, `iss` set to {@link issuer}: what the gateway sends an
+   * upstream HTTP server about whom a request is for, verifiable at our JWKS. The caller sets
+   * every other claim (`aud`, `sub`, `iat`, `exp`, `jti`, ...).
+   */
+  signPrincipalToken(claims: Record<string, unknown>): Promise<string>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /**
@@ -184,6 +192,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     })
   }
 
+  const principalSigner = principalTokenSigner(jwks.keys, provider.issuer, options.accessTokenAlg)
   const clientAdapter = new Adapter('Client')
   const sweeper = await startUnusedClientSweeper({
     provider,
@@ -279,6 +288,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
     revocationCheck: grantRevocationCheck(revocations),
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
+    signPrincipalToken: (claims) => principalSigner.sign(claims),
     sweepUnusedClients: () => sweeper.sweep(),
   }
 }

@@ -1,3 +1,4 @@
+import type { GatewayUpstream } from '../../app/gateway-job.js'
 import type { AuthorizationServerOptions } from '../../auth/server/options.js'
 import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
@@ -17,6 +18,7 @@ export const gatewayCommand: Command = {
   summary: 'put a stdio MCP server behind our login: one child process per session or principal, tokens checked on every request',
   usage: `
 Usage: mcp-auth gateway [options] -- <command> [args...]
+       mcp-auth gateway [options] --upstream URL
 
 Serves the stdio MCP server <command> on http://${m.publicHost}:<port>/mcp (Streamable HTTP, every
 protocol revision, 2026-07-28 included, whatever revision the server speaks), /sse and /rest,
@@ -43,6 +45,13 @@ Options:
   --env NAME           pass our environment variable NAME to every child (repeatable; by default a
                        child gets only ${defaults.stdio.inheritedEnv.join(', ')})
   --cwd DIR            the children's working directory
+  --upstream URL       front this HTTP MCP server (no auth of its own) instead of a stdio program: it
+                       never sees the caller's token; each request carries a short-lived JWT about the
+                       caller (aud: URL, sub, client_id, scope), signed with our keys (verify at /jwks)
+  --upstream-header NAME
+                       the header of that JWT (default ${g.upstreamHeader})
+  --upstream-transport streamable-http|sse|auto
+                       how to speak to the upstream (default auto: Streamable HTTP, else HTTP+SSE)
   --max-children N     most children at once (default ${g.maxChildren}); over it: 503 + Retry-After
   --max-children-per-client N
                        most children of one principal (default ${g.maxChildrenPerPrincipal}); over it: 429 + Retry-After
@@ -71,6 +80,9 @@ More: docs/gateway.md.
     shared: { type: 'boolean' },
     env: { type: 'string', multiple: true },
     cwd: { type: 'string' },
+    upstream: { type: 'string' },
+    'upstream-header': { type: 'string' },
+    'upstream-transport': { type: 'string' },
     'max-children': { type: 'string' },
     'max-children-per-client': { type: 'string' },
     'idle-timeout': { type: 'string' },
@@ -86,7 +98,12 @@ More: docs/gateway.md.
   allowPositionals: true,
   async run(values, positionals) {
     const [command, ...args] = positionals
-    if (command === undefined) throw new UsageError('name the MCP server to run after --, e.g. mcp-auth gateway -- npx -y @modelcontextprotocol/server-everything')
+    const upstream = upstreamChoice(values, command !== undefined)
+    if (command === undefined && upstream === undefined) {
+      throw new UsageError(
+        'name the MCP server to run after --, e.g. mcp-auth gateway -- npx -y @modelcontextprotocol/server-everything (or front an HTTP one with --upstream URL)',
+      )
+    }
     const port = parsePort(values.port ?? process.env['PORT'], m.port)
     const dataDir = (values['data-dir'] as string | undefined) ?? defaults.storage.dataDir
     const file = typeof values.config === 'string' ? await loadConfigFile(values.config) : {}
@@ -95,6 +112,11 @@ More: docs/gateway.md.
     if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
     const authServer = values['auth-server'] as string | undefined
     if (authServer !== undefined && !URL.canParse(authServer)) throw new UsageError(`--auth-server must be a URL (the issuer), got ${authServer}`)
+    if (authServer !== undefined && upstream !== undefined) {
+      throw new UsageError(
+        '--upstream needs our authorization server: the upstream verifies the principal JWT at its JWKS, and with --auth-server there are no keys of ours to sign it',
+      )
+    }
     const host = values.host as string | undefined
     const requiredScopes = typeof values.scopes === 'string' ? parseScopes(values.scopes) : defaults.authServer.resourceScopes
     const toolScopes = parseToolScopes((values['tool-scope'] as unknown as string[] | undefined) ?? [])
@@ -113,7 +135,7 @@ More: docs/gateway.md.
       origin,
       dataDir,
       config: file as AuthorizationServerOptions,
-      child: { command, args, env, ...(typeof values.cwd === 'string' ? { cwd: values.cwd } : {}) },
+      ...(upstream !== undefined ? { upstream } : { child: { command: command!, args, env, ...(typeof values.cwd === 'string' ? { cwd: values.cwd } : {}) } }),
       ...(authServer !== undefined ? { authServer } : {}),
       resource: {
         ...(typeof values.name === 'string' ? { name: values.name } : {}),
@@ -157,7 +179,7 @@ More: docs/gateway.md.
       [
         '',
         `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
-        `  Serving             ${[command, ...args].join(' ')}${values.shared === true ? '   (one child for everyone: --shared)' : '   (a child per session, one per stateless principal)'}`,
+        `  Serving             ${upstream !== undefined ? `${upstream.url}   (an upstream session per session or principal; principal JWT in ${upstream.header ?? g.upstreamHeader})` : [command, ...args].join(' ')}${upstream !== undefined ? '' : values.shared === true ? '   (one child for everyone: --shared)' : '   (a child per session, one per stateless principal)'}`,
         `  Authorization       ${job.issuer}${job.as === undefined ? '   (another server: --auth-server)' : ''}`,
         `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
         ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --data-dir ${dataDir}${redis === undefined ? ' (stop the gateway first)' : ''}`]),
@@ -173,6 +195,24 @@ More: docs/gateway.md.
       { delayMs: drainDelayMs(values) },
     )
   },
+}
+
+/** `--upstream URL [--upstream-header NAME] [--upstream-transport KIND]`, or nothing when a command is given instead. */
+function upstreamChoice(values: Record<string, unknown>, hasCommand: boolean): GatewayUpstream | undefined {
+  const url = values.upstream
+  if (typeof url !== 'string') {
+    for (const option of ['upstream-header', 'upstream-transport']) if (values[option] !== undefined) throw new UsageError(`--${option} goes with --upstream URL`)
+    return undefined
+  }
+  if (hasCommand) throw new UsageError('give either --upstream URL or a command after --, not both')
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`--upstream must be an http(s) URL, got ${url}`)
+  const header = values['upstream-header']
+  if (typeof header === 'string' && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) throw new UsageError(`--upstream-header must be a header name, got ${JSON.stringify(header)}`)
+  const transport = values['upstream-transport']
+  if (transport !== undefined && transport !== 'streamable-http' && transport !== 'sse' && transport !== 'auto') {
+    throw new UsageError(`--upstream-transport takes streamable-http, sse or auto, got ${String(transport)}`)
+  }
+  return { url, ...(typeof header === 'string' ? { header } : {}), ...(transport !== undefined ? { transport } : {}) }
 }
 
 /** `--tool-scope T=S` (repeatable): each tool's extra scopes. */
