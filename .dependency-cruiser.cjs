@@ -20,7 +20,7 @@ module.exports = {
     {
       name: 'transports-not-to-server',
       comment:
-        'The HTTP transports serve any session host (the MCP server, the coming gateway) through an ' +
+        'The HTTP transports serve any session host (the MCP server, the gateway) through an ' +
         'interface they define and are handed; they never reach into McpServer or ServerSession.',
       severity: 'error',
       from: { path: room('transports') },
@@ -135,7 +135,7 @@ module.exports = {
       name: 'session-host-is-a-seam',
       comment:
         'session-host/ is the contract between the HTTP transports and what serves their sessions (the ' +
-        'MCP server, the coming gateway): types and tiny helpers both sides import, since server/ may ' +
+        'MCP server, the gateway): types and tiny helpers both sides import, since server/ may ' +
         'not import transports/ nor transports/ server/. It imports only the rooms below both.',
       severity: 'error',
       from: { path: room('session-host') },

@@ -1,6 +1,6 @@
 /**
  * The session-host seam (issue 29): the HTTP transports serve any SessionHost they are handed, not
- * only McpServer (the coming gateway forwards to a child process). Here a host that echoes each
+ * only McpServer (the gateway relays to child processes). Here a host that echoes each
  * request's method, with nothing of src/server/ behind it, is served over Streamable HTTP.
  */
 import { createServer, type Server } from 'node:http'
