@@ -171,6 +171,12 @@ export const defaults = {
      * once no process used it for this long.
      */
     sessionIdleMs: 30 * 60_000,
+    /**
+     * Messages of a session kept for its GET stream before the client opens it (a server's
+     * request right after initialize, before the client's GET); past this the oldest are dropped,
+     * so a client that never opens one costs a bounded amount.
+     */
+    maxKeptBeforeGet: 100,
     /** How often (ms) idle sessions are looked for. */
     sessionSweepMs: 60_000,
     /**

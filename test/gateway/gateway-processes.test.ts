@@ -156,3 +156,43 @@ describe('progress, cancellation and sampling through a stateful session', () =>
     expect(stack.log.some((line) => /^\[child pid=\d+ subject=\S+ client=\S+\] stdio-test-server: request \d+ cancelled$/.test(line))).toBe(true)
   })
 })
+
+describe("a child's request before the client opened its GET stream", () => {
+  let stack: GatewayStack
+  beforeAll(async () => {
+    stack = await startGatewayStack()
+  })
+  afterAll(() => stack.stop())
+
+  it('is kept for the GET stream and delivered when the client opens it (server-filesystem asks roots/list at once)', async () => {
+    const token = await stack.token()
+    const init = await stack.post(token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } },
+    })
+    const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' }
+    const call = (id: number, name: string) => stack.post(token, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { prompt: 'late GET' } } }, headers)
+    // the child asks sampling/createMessage after its answer: no request of the client is in flight
+    expect(((await call(2, 'ask-later')).message.result as { content: Array<{ text: string }> }).content[0]!.text).toBe('asked')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // the client opens its GET stream late: the request is there
+    const controller = new AbortController()
+    const get = await fetch(`${stack.origin}/mcp`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers }, signal: controller.signal })
+    const reader = get.body!.getReader()
+    let text = ''
+    while (!text.includes('sampling/createMessage')) text += new TextDecoder().decode((await reader.read()).value)
+    controller.abort()
+    const request = JSON.parse(
+      text
+        .split('\n')
+        .find((line) => line.includes('sampling/createMessage'))!
+        .slice('data: '.length),
+    )
+    const answered = await stack.post(token, { jsonrpc: '2.0', id: request.id, result: { role: 'assistant', content: { type: 'text', text: 'kept' }, model: 'm' } }, headers)
+    expect(answered.status).toBe(202)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(((await call(3, 'last-sampled')).message.result as { content: Array<{ text: string }> }).content[0]!.text).toBe('kept')
+  })
+})

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/index.js'
+import { defaults } from '../../../config/defaults.js'
 import type { HttpError } from '../../../net/http-error.js'
 import { endSoon } from '../../http/end-soon.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
@@ -83,6 +84,11 @@ export class OutboundStream {
 
   get finished(): boolean {
     return this.#finished
+  }
+
+  /** Made without a client and never opened since: it keeps what it is given for the first one. */
+  get detached(): boolean {
+    return this.#kept !== undefined && this.#res === undefined
   }
 
   /** Whether a client is currently connected to this stream. */
@@ -271,7 +277,11 @@ export class OutboundStream {
   /** `json`: the message's text when the caller already made it. */
   #send(message: JsonRpcMessage, id: string, json?: string): void {
     if (this.connected) this.#writer!.event(json ?? JSON.stringify(message), id)
-    else this.#kept?.push({ id, message })
+    else if (this.#kept !== undefined) {
+      // a client that never opens the stream cannot grow it without bound: the oldest go first
+      if (this.#kept.length >= defaults.streamableHttp.maxKeptBeforeGet) this.#kept.shift()
+      this.#kept.push({ id, message })
+    }
   }
 
   #startSse(prime = this.#host.prime, flush = this.#isStandalone): void {

@@ -190,7 +190,9 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
   async openStandalone(res: ServerResponse): Promise<void> {
     const existing = this.#standalone
     if (existing !== undefined) {
-      existing.attach(res, [])
+      // what came before the client opened it goes first
+      if (existing.detached) existing.open(res)
+      else existing.attach(res, [])
       return
     }
     if (this.#options.cluster === undefined) {
@@ -288,6 +290,12 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
     // not tied to a live request: the standalone stream, when the client opened one
     const standalone = this.#standalone
     if (standalone !== undefined && !isResponse) return standalone.write(message)
+    // a message of this session before the client opened its GET stream (a gateway's child asking
+    // roots/list right after initialized) is kept for it, not dropped
+    if (!isResponse && this.#options.cluster === undefined && !this.#closed && !isServerWide(options) && this.sessionId !== undefined) {
+      this.#standalone = new OutboundStream(undefined, [], this, this.#standaloneId, NO_HEADERS, STANDALONE)
+      return this.#standalone.write(message)
+    }
     // with other processes: the one holding the GET stream sends it (server-wide notifications
     // each process sends itself, to the streams it holds)
     if (isResponse || this.#options.cluster === undefined || this.#closed || isServerWide(options)) return RESOLVED
