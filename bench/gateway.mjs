@@ -12,7 +12,7 @@
 // stdio load to core 0; rounds interleave the targets (order rotated), each figure is a median.
 // Writes the `gateway` section of docs/performance.md (not with --quick or --no-write, nor without
 // the anchors: a ratio needs both sides of one run).
-// Usage: npm run bench:gateway [-- --seconds 5 --rounds 3 --sessions 50 --only anchors,ours,memory --quick --no-write]
+// Usage: npm run bench:gateway [-- --seconds 5 --rounds 3 --sessions 50 --only anchors,ours,memory --quick --no-write --cli PATH]
 import { existsSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     sessions: { type: 'string', default: '50' },
+    cli: { type: 'string' },
     only: { type: 'string' },
     quick: { type: 'boolean' },
     'no-write': { type: 'boolean' },
@@ -50,7 +51,8 @@ const SERVER_CORE = '1'
 const LOAD_CORE = '0'
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url))
-const CLI = here('../dist/cli/main.js')
+// --cli: another build's CLI (e.g. a checkout where the gateway is further along); default this one's
+const CLI = values.cli ?? here('../dist/cli/main.js')
 const EVERYTHING = here('../node_modules/.bin/mcp-server-everything')
 const SUPERGATEWAY = here('../node_modules/.bin/supergateway')
 for (const [path, what] of [
@@ -274,7 +276,8 @@ stateless anchor), then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with
 varies per request); calls/s counts 2xx answers only. ${ROUNDS} rounds, the targets interleaved (order rotated
 each round); each figure is the median of its rounds, every round's figure beside it.
 Memory: a fresh gateway; its VmRSS (\`/proc/<pid>/status\`) ${SETTLE_MS / 1000} s after its token was issued, with no session;
-then ${SESSIONS} stateful sessions opened (${OPEN_AT_ONCE} at a time) with the same token and left idle, each with its own child;
+then ${SESSIONS} stateful sessions opened (${OPEN_AT_ONCE} at a time) with the same token and left idle, each with its own child
+(the gateway started with \`--max-children\` and \`--max-children-per-client\` raised to hold them);
 ${SETTLE_MS / 1000} s later the gateway's VmRSS again (per idle session: the growth / sessions opened) and the children's
 (\`pgrep -P\`, each with what it started; per child: their sum / children).
 ${pin ? 'The server and every process it starts are pinned to core 1, wrk and the stdio load process to core 0 (taskset).' : 'No taskset: not pinned.'}

@@ -9,9 +9,12 @@ import { openSession } from './http-session.mjs'
 
 export const SETTLE_MS = 2_000
 export const OPEN_AT_ONCE = 5
+const CAP_MARGIN = 2
 
 export async function measureMemory({ cli, command, core, sessions }) {
-  const gateway = await startGateway({ cli, command, core })
+  // one token opens every session: the per-principal cap (a few children) is raised to hold them all
+  const cap = String(sessions + CAP_MARGIN)
+  const gateway = await startGateway({ cli, command, core, options: ['--max-children', cap, '--max-children-per-client', cap] })
   try {
     const auth = { Authorization: `Bearer ${gateway.token}` }
     await delay(SETTLE_MS)

@@ -87,15 +87,15 @@ export async function startSupergateway({ bin, command, stateful, core }) {
 /**
  * Our gateway (`mcp-auth gateway --port 0 --data-dir DIR -- command…`) with a confidential client
  * added to its store beforehand (`mcp-auth clients add`, client_credentials), and that client's
- * access token for <origin>/mcp with scope mcp.
+ * access token for <origin>/mcp with scope mcp. `options` go before the `--`.
  */
-export async function startGateway({ cli, command, core }) {
+export async function startGateway({ cli, command, core, options = [] }) {
   const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-gateway-'))
   const added = spawnSync(process.execPath, [cli, 'clients', 'add', '--name', 'bench-gateway', '--grant-type', 'client_credentials', '--data-dir', dataDir], { encoding: 'utf8' })
   const clientId = /^client_id: (\S+)/m.exec(added.stdout)?.[1]
   const secret = /^client_secret: (\S+)/m.exec(added.stdout)?.[1]
   if (added.status !== 0 || !clientId || !secret) throw new Error(`mcp-auth clients add failed: ${added.stderr || added.stdout}`)
-  const group = spawnGroup(core, process.execPath, [cli, 'gateway', '--port', '0', '--data-dir', dataDir, '--', ...command], 'pipe')
+  const group = spawnGroup(core, process.execPath, [cli, 'gateway', '--port', '0', '--data-dir', dataDir, ...options, '--', ...command], 'pipe')
   const stop = async () => {
     await group.stop()
     await rm(dataDir, { recursive: true, force: true })
