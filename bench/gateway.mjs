@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util'
 import { median, pin, positiveOption, printReport, requireWrk, runRounds, runWrk } from './harness.mjs'
 import { machineLine, writeSection } from './report.mjs'
 import { BASE_HEADERS, checkEcho, ECHO_BODY, openSession, STATELESS_ECHO_BODY, STATELESS_HEADERS, STATELESS_VERSION } from './gateway/http-session.mjs'
-import { measureMemory, mib, OPEN_AT_ONCE, SETTLE_MS } from './gateway/memory.mjs'
+import { measureMemory, mib, SESSIONS_PER_PRINCIPAL, SETTLE_MS } from './gateway/memory.mjs'
 import { startGateway, startSupergateway } from './gateway/processes.mjs'
 import { measureStdio } from './gateway/stdio-anchor.mjs'
 
@@ -226,13 +226,14 @@ const memoryTable = !only.includes('memory')
   : memory === undefined
     ? `| memory | unavailable: ${memoryError.replaceAll('|', '\\|')} |\n| --- | --- |`
     : [
-        '| our gateway | MiB |',
+        '| our gateway | memory |',
         '| --- | ---: |',
-        `| RSS with no session | ${mib(memory.idle)} |`,
-        `| RSS with ${memory.opened} idle sessions | ${mib(memory.withSessions)} |`,
-        `| per idle session (RSS growth / ${memory.opened}) | ${memory.perSession === undefined ? 'n/a' : mib(memory.perSession)} |`,
-        `| per child (children's RSS / ${memory.children} children) | ${memory.perChild === undefined ? 'n/a' : mib(memory.perChild)} |`,
-        ...(memory.refused ? [`| **sessions refused after ${memory.opened} of ${SESSIONS}** | ${memory.refused.replaceAll('|', '\\|').slice(0, 200)} |`] : []),
+        `| RSS with no session (after a full GC) | ${mib(memory.idle)} MiB |`,
+        `| RSS with ${memory.opened} idle sessions of ${memory.principals} principals (after a full GC) | ${mib(memory.withSessions)} MiB |`,
+        `| per idle session, in the gateway (RSS growth / ${memory.opened}) | ${memory.perSession === undefined ? 'n/a' : `${memory.perSession.toFixed(0)} KiB`} |`,
+        `| per child (children's RSS / ${memory.children} children) | ${memory.perChild === undefined ? 'n/a' : `${mib(memory.perChild)} MiB`} |`,
+        ...(memory.refused ? [`| **sessions refused: ${memory.opened} of ${SESSIONS} opened** | ${memory.refused.replaceAll('|', '\\|').slice(0, 200)} |`] : []),
+        ...(memory.children !== memory.opened ? [`| **children running for ${memory.opened} sessions** | **${memory.children}** |`] : []),
       ].join('\n')
 
 const failedRequests = Object.keys(runs).some((key) => (runs[key] ?? []).some((byMode) => Object.values(byMode).some((r) => r.failed > 0)))
@@ -275,11 +276,11 @@ fresh each round, checked with one real call (200 and "Echo: hi"), warmed up ${W
 stateless anchor), then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\` (the JSON-RPC id
 varies per request); calls/s counts 2xx answers only. ${ROUNDS} rounds, the targets interleaved (order rotated
 each round); each figure is the median of its rounds, every round's figure beside it.
-Memory: a fresh gateway; its VmRSS (\`/proc/<pid>/status\`) ${SETTLE_MS / 1000} s after its token was issued, with no session;
-then ${SESSIONS} stateful sessions opened (${OPEN_AT_ONCE} at a time) with the same token and left idle, each with its own child
-(the gateway started with \`--max-children\` and \`--max-children-per-client\` raised to hold them);
-${SETTLE_MS / 1000} s later the gateway's VmRSS again (per idle session: the growth / sessions opened) and the children's
-(\`pgrep -P\`, each with what it started; per child: their sum / children).
+Memory: a fresh gateway (\`node --inspect=127.0.0.1:0\`, its default caps) and ${Math.ceil(SESSIONS / SESSIONS_PER_PRINCIPAL)} clients, each a principal
+with its own token; its VmRSS (\`/proc/<pid>/status\`) with no session, read ${SETTLE_MS / 1000} s after a full GC (HeapProfiler.collectGarbage
+through the inspector); then ${SESSIONS} stateful sessions opened, ${SESSIONS_PER_PRINCIPAL} per principal (the default cap of children per principal),
+and left idle, each with its own child; the gateway's VmRSS again after a full GC (per idle session: the growth /
+sessions opened) and the children's (\`pgrep -P\`, each with what it started; per child: their sum / children).
 ${pin ? 'The server and every process it starts are pinned to core 1, wrk and the stdio load process to core 0 (taskset).' : 'No taskset: not pinned.'}
 ${loadLine}
 ${machineLine()}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}

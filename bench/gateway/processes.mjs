@@ -31,13 +31,17 @@ function spawnGroup(core, command, args, stdout = 'ignore') {
   groups.add(child.pid)
   // kept (the last few KiB) for an error message; always read, so a chatty server never blocks on it
   let stderr = ''
+  let head = ''
   child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    if (head.length < STDERR_KEPT) head = (head + chunk).slice(0, STDERR_KEPT)
     stderr = (stderr + chunk).slice(-STDERR_KEPT)
   })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   return {
     child,
+    /** The last and the first few KiB the process wrote on stderr. */
     stderr: () => stderr.trim(),
+    stderrHead: () => head,
     /** SIGTERM to the leader (a gateway drains and ends its children), then SIGKILL to the whole group. */
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
@@ -84,47 +88,67 @@ export async function startSupergateway({ bin, command, stateful, core }) {
   return { ...group, url: `http://127.0.0.1:${port}/mcp` }
 }
 
-/**
- * Our gateway (`mcp-auth gateway --port 0 --data-dir DIR -- command…`) with a confidential client
- * added to its store beforehand (`mcp-auth clients add`, client_credentials), and that client's
- * access token for <origin>/mcp with scope mcp. `options` go before the `--`.
- */
-export async function startGateway({ cli, command, core, options = [] }) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-gateway-'))
-  const added = spawnSync(process.execPath, [cli, 'clients', 'add', '--name', 'bench-gateway', '--grant-type', 'client_credentials', '--data-dir', dataDir], { encoding: 'utf8' })
-  const clientId = /^client_id: (\S+)/m.exec(added.stdout)?.[1]
+/** Adds a confidential client (client_credentials) to the store in `dataDir`: its id and secret. */
+function addClient(cli, dataDir, name) {
+  const added = spawnSync(process.execPath, [cli, 'clients', 'add', '--name', name, '--grant-type', 'client_credentials', '--data-dir', dataDir], { encoding: 'utf8' })
+  const id = /^client_id: (\S+)/m.exec(added.stdout)?.[1]
   const secret = /^client_secret: (\S+)/m.exec(added.stdout)?.[1]
-  if (added.status !== 0 || !clientId || !secret) throw new Error(`mcp-auth clients add failed: ${added.stderr || added.stdout}`)
-  const group = spawnGroup(core, process.execPath, [cli, 'gateway', '--port', '0', '--data-dir', dataDir, ...options, '--', ...command], 'pipe')
+  if (added.status !== 0 || !id || !secret) throw new Error(`mcp-auth clients add failed: ${added.stderr || added.stdout}`)
+  return { id, secret }
+}
+
+/** The client_credentials access token of `client` for <origin>/mcp, scope mcp. */
+async function tokenFor(origin, client) {
+  const request = clientCredentialsRequest(origin, client.id, client.secret)
+  const token = await fetchJson(new URL('/token', origin), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', Authorization: request.authorization },
+    body: request.body,
+  })
+  if (token.status !== 200 || typeof token.body?.access_token !== 'string') throw new Error(`token request answered ${token.status}: ${token.text.slice(0, 200)}`)
+  return token.body.access_token
+}
+
+/** Resolves with the URL a starting server prints as "listening on <url>". */
+function listeningUrl(group) {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`mcp-auth gateway did not print "listening on <url>" within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
+    group.child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      out += chunk
+      const match = /listening on (\S+)/.exec(out)
+      if (!match) return
+      clearTimeout(timer)
+      group.child.stdout.resume()
+      resolve(match[1])
+    })
+    group.child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`mcp-auth gateway exited (${code}) before listening: ${group.stderr() || out.slice(0, 300)}`))
+    })
+  })
+}
+
+/**
+ * Our gateway (`mcp-auth gateway --port 0 --data-dir DIR [options] -- command…`) with `clients`
+ * confidential clients added to its store beforehand (`mcp-auth clients add`, client_credentials:
+ * each a principal of its own), and their access tokens for <origin>/mcp with scope mcp (`tokens`;
+ * `token` is the first). `node` flags go before the CLI (e.g. --inspect).
+ */
+export async function startGateway({ cli, command, core, options = [], clients = 1, node = [] }) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-bench-gateway-'))
+  let group
   const stop = async () => {
-    await group.stop()
+    await group?.stop()
     await rm(dataDir, { recursive: true, force: true })
   }
   try {
-    const origin = await new Promise((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`mcp-auth gateway did not print "listening on <url>" within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS)
-      group.child.stdout.setEncoding('utf8').on('data', (chunk) => {
-        out += chunk
-        const match = /listening on (\S+)/.exec(out)
-        if (!match) return
-        clearTimeout(timer)
-        group.child.stdout.resume()
-        resolve(match[1])
-      })
-      group.child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`mcp-auth gateway exited (${code}) before listening: ${group.stderr() || out.slice(0, 300)}`))
-      })
-    })
-    const client = clientCredentialsRequest(origin, clientId, secret)
-    const token = await fetchJson(new URL('/token', origin), {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', Authorization: client.authorization },
-      body: client.body,
-    })
-    if (token.status !== 200 || typeof token.body?.access_token !== 'string') throw new Error(`token request answered ${token.status}: ${token.text.slice(0, 200)}`)
-    return { ...group, stop, url: new URL('/mcp', origin).href, token: token.body.access_token }
+    const added = Array.from({ length: clients }, (_, i) => addClient(cli, dataDir, `bench-gateway-${i + 1}`))
+    group = spawnGroup(core, process.execPath, [...node, cli, 'gateway', '--port', '0', '--data-dir', dataDir, ...options, '--', ...command], 'pipe')
+    const origin = await listeningUrl(group)
+    const tokens = []
+    for (const client of added) tokens.push(await tokenFor(origin, client))
+    return { ...group, stop, url: new URL('/mcp', origin).href, token: tokens[0], tokens }
   } catch (error) {
     await stop()
     throw error
