@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { median, pin, positiveOption, printReport, requireWrk, runRounds, runWrk } from './harness.mjs'
 import { machineLine, writeSection } from './report.mjs'
-import { BASE_HEADERS, checkEcho, ECHO_BODY, openSession, STATELESS_ECHO_BODY, STATELESS_HEADERS, STATELESS_VERSION } from './gateway/http-session.mjs'
+import { BASE_HEADERS, checkEcho, checkRefusedWithoutToken, ECHO_BODY, openSession, STATELESS_ECHO_BODY, STATELESS_HEADERS, STATELESS_VERSION } from './gateway/http-session.mjs'
 import { measureMemory, mib, SESSIONS_PER_PRINCIPAL, SETTLE_MS } from './gateway/memory.mjs'
 import { startGateway, startSupergateway } from './gateway/processes.mjs'
 import { measureStdio } from './gateway/stdio-anchor.mjs'
@@ -133,6 +133,7 @@ async function measureHttp(target, round, start, prepare) {
     const headers = await prepare(server.url, auth)
     const body = target.body ?? ECHO_BODY
     await checkEcho(server.url, headers, body)
+    if (server.token) await checkRefusedWithoutToken(server.url, headers, body)
     const wrk = (connections, seconds) => runWrk({ url: server.url, connections, seconds, core: LOAD_CORE, headers: { ...BASE_HEADERS, ...headers }, body })
     if (target.warmup !== false) await wrk(10, WARMUP_SECONDS)
     const byMode = {}
@@ -272,7 +273,7 @@ default: a new child per request, initialized and ended), c=10 for ${STATELESS_A
 \`Authorization: Bearer\` on every request: stateful, one session as above; stateless, ${STATELESS_VERSION} requests
 (no session; \`MCP-Protocol-Version\`, \`Mcp-Method: tools/call\`, \`Mcp-Name: echo\`, the revision and client
 capabilities in \`params._meta\`), served by the principal's one long-lived child. Each HTTP target is started
-fresh each round, checked with one real call (200 and "Echo: hi"), warmed up ${WARMUP_SECONDS} s at c=10 (not the
+fresh each round, checked with one real call (200 and "Echo: hi"; ours also 401 for the same call without its token), warmed up ${WARMUP_SECONDS} s at c=10 (not the
 stateless anchor), then loaded by \`wrk -t1 -c<N> -d${SECONDS}s --latency\` with \`bench/wrk/post.lua\` (the JSON-RPC id
 varies per request); calls/s counts 2xx answers only. ${ROUNDS} rounds, the targets interleaved (order rotated
 each round); each figure is the median of its rounds, every round's figure beside it.

@@ -67,3 +67,10 @@ export async function checkEcho(url, headers, body = ECHO_BODY) {
   const echoed = answer?.result?.content?.[0]?.text
   if (status !== 200 || echoed !== ECHO_ANSWER) throw new Error(`tools/call echo answered ${status}: ${text.slice(0, 300)}`)
 }
+
+/** The same call without its Authorization header must answer 401: a gateway that checks no token is not measured. */
+export async function checkRefusedWithoutToken(url, headers, body = ECHO_BODY) {
+  const { Authorization: _, ...anonymous } = headers
+  const { status, text } = await post(url, anonymous, JSON.parse(body.replace('{id}', '2')))
+  if (status !== 401) throw new Error(`tools/call without a token answered ${status}, not 401: ${text.slice(0, 200)}`)
+}
