@@ -24,6 +24,7 @@ const WARMUP_SECONDS = Number(values.warmup)
 const IN_FLIGHT = Number(values['in-flight'])
 const INIT_TIMEOUT_MS = 10_000
 
+let finished = false
 const [file, argv] = values.core === undefined ? [command, args] : ['taskset', ['-c', values.core, command, ...args]]
 const child = spawn(file, argv, { stdio: ['pipe', 'pipe', 'ignore'] })
 process.on('exit', () => child.kill('SIGKILL'))
@@ -34,7 +35,6 @@ child.once('exit', (code, signal) => {
   }
 })
 
-let finished = false
 const waiting = new Map()
 let buffered = ''
 child.stdout.setEncoding('utf8').on('data', (chunk) => {
