@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as oidc from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { McpClient } from '../../src/client/mcp-client.js'
+import { StreamableHttpClientTransport } from '../../src/transports/streamable-http/client/index.js'
 import { startCli, stopChild } from '../helpers/cli-process.js'
 import { freePort } from '../helpers/free-port.js'
 import { HAPROXY_CHECK, startHaproxy, type Haproxy } from '../helpers/haproxy.js'
@@ -130,6 +132,21 @@ const pidOf = (answer: Answer): number => {
 }
 
 describe('a gateway session on two nodes behind a round-robin balancer', () => {
+  it("relays the child's sampling requests and the client's answers whichever node each POST lands on", async () => {
+    const client = new McpClient({ name: 'cluster', version: '1' }, { protocolVersion: PROTOCOL })
+    let asked = 0
+    client.setSamplingHandler(async () => ({ role: 'assistant', content: { type: 'text', text: `answer ${++asked}` }, model: 'test-model' }))
+    await client.connect(new StreamableHttpClientTransport(new URL(`${proxy.origin}/mcp`), { headers: { authorization: `Bearer ${token}` } }))
+    try {
+      for (let i = 1; i <= 4; i++) {
+        const result = await client.callTool({ name: 'sample', arguments: { prompt: `question ${i}` } })
+        expect((result.content[0] as { text: string }).text).toBe(`sampled: answer ${i}`)
+      }
+    } finally {
+      await client.close()
+    }
+  }, 20_000)
+
   it('reaches the one child from either node, and ends cleanly when that node drains', async () => {
     const { sessionId, servedBy: owner } = await initialize()
     const pids = new Set<number>()
