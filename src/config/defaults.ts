@@ -219,6 +219,13 @@ export const defaults = {
      * sessions are announced ended, so this only waits on a process that died.
      */
     forwardAckMs: 2_000,
+    /**
+     * When a process closes (a drain), how long (ms) the requests other processes forwarded to its
+     * pinned sessions get to finish before those sessions end. 10 s: as long as a drain gives the
+     * requests it received itself (`cli.drainTimeoutMs`); a call that waits on the client (a
+     * sampling request nobody answers) does not hold the process forever.
+     */
+    forwardedDrainMs: 10_000,
   },
   httpClient: {
     /**

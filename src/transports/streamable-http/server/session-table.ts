@@ -100,9 +100,17 @@ export class SessionTable {
   async close(): Promise<void> {
     if (this.#sweep !== undefined) clearInterval(this.#sweep)
     // a drain: the requests other processes forwarded here finish first (as this process's own do)
-    if (this.#pinned) await Promise.all([...this.#sessions.values()].map((live) => live.transport.settled()))
+    if (this.#pinned) await this.#settleForwarded()
     await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
     await this.cluster?.link.close()
+  }
+
+  /** Until no request forwarded here is owed an answer, or `forwardedDrainMs` passed. */
+  async #settleForwarded(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, defaults.streamableHttp.forwardedDrainMs)))
+    await Promise.race([Promise.all([...this.#sessions.values()].map((live) => live.transport.settled())), late])
+    clearTimeout(timer)
   }
 
   /**
