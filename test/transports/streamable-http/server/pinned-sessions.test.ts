@@ -226,6 +226,15 @@ describe('StreamableHttpHandler with a host whose sessions are pinned', () => {
     expect(await gone.json()).toMatchObject({ error: { code: -32001 } })
   })
 
+  it('ends the session where it runs when it is deleted through another handler', async () => {
+    const [a, b] = await twoNodes()
+    const sessionId = await initializeOn(a)
+    const deleted = await fetch(b.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } })
+    expect(deleted.status).toBe(200)
+    await until(() => a.handler.sessionCount === 0)
+    expect((await post(a.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, sessionId)).status).toBe(404)
+  })
+
   it('answers 404 (-32001) when the handler that ran the session is gone without a word', async () => {
     const [a, b] = await twoNodes()
     const sessionId = await initializeOn(a)
