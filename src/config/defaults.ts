@@ -231,6 +231,21 @@ export const defaults = {
      * one per request, and the idle expiry (30 min) never notices.
      */
     sharedSessionRecheckMs: 1_000,
+    /**
+     * With several processes, how long (ms) a process waits for the process that runs a pinned
+     * session (a gateway session's child) to acknowledge the requests it forwarded there. No
+     * acknowledgement in time means that process is gone: the client gets 404 (-32001) and
+     * starts a new session. 2 s: the bus answers within milliseconds; a drained process's
+     * sessions are announced ended, so this only waits on a process that died.
+     */
+    forwardAckMs: 2_000,
+    /**
+     * When a process closes (a drain), how long (ms) the requests other processes forwarded to its
+     * pinned sessions get to finish before those sessions end. 10 s: as long as a drain gives the
+     * requests it received itself (`cli.drainTimeoutMs`); a call that waits on the client (a
+     * sampling request nobody answers) does not hold the process forever.
+     */
+    forwardedDrainMs: 10_000,
   },
   httpClient: {
     /**

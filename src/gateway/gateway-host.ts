@@ -46,6 +46,8 @@ export interface GatewayHostOptions {
  * const app = createProtectedMcpApp(host, { host: '127.0.0.1', origin, issuer })
  */
 export class GatewayHost implements SessionHost {
+  /** A session's child runs in this process only: other nodes forward its requests here. */
+  readonly pinnedSessions = true
   readonly pool: ChildPool
   readonly #options: GatewayHostOptions
   readonly #longLived: LongLivedChildren

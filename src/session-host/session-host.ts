@@ -14,6 +14,14 @@ import type { SharedSessionState } from '../sessions/shared-session-state.js'
  */
 export interface SessionHost {
   /**
+   * True when a session can only be served by the process that created it (the gateway: its
+   * child runs there, `restore()` cannot rebuild it elsewhere). With several processes on one
+   * shared store and bus, the others then forward the session's requests to that process instead
+   * of taking the session up, and the session ends with it. Unset (McpServer): any process
+   * restores a session from the store.
+   */
+  readonly pinnedSessions?: boolean
+  /**
    * A session for one connection, not yet connected: the transport connects it, restores its
    * state, delivers messages to it and closes it. `strictLifecycle: false` serves requests that
    * arrive without an initialize on that session (stateless HTTP). `authInfo`: the verified token

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { defaults } from '../config/defaults.js'
-import type { JsonRpcMessage } from '../jsonrpc/index.js'
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/index.js'
 import type { SharedSessionState } from './shared-session-state.js'
 import { StorageUnavailableError } from './storage-unavailable.js'
 import type { MessageBus } from './message-bus.js'
@@ -15,6 +15,11 @@ type Envelope =
   // to every process: a client cancelled a request one of them handles; a session ended
   | { t: 'cancel'; s: string; m: JsonRpcMessage; n: string }
   | { t: 'end'; s: string; n: string }
+  // pinned sessions (served only where their host runs them): a client's messages to the owning
+  // process, its acknowledgement (`l`: whether it still serves the session), and each answer back
+  | { t: 'forward'; s: string; k: number; m: readonly JsonRpcMessage[]; b: boolean; a?: unknown; n: string }
+  | { t: 'ack'; s: string; k: number; l: boolean }
+  | { t: 'answer'; s: string; m: JsonRpcMessage; r?: RequestId | undefined }
   // to whoever holds the session's GET stream: a message for it, a new holder, a changed state
   | { t: 'send'; m: JsonRpcMessage }
   | { t: 'held'; h: string }
@@ -29,6 +34,16 @@ export interface ClusterHooks {
   ended(sessionId: string): void
   /** The client changed the session's shared state through another process (sent to the GET stream's holder). */
   stateChanged(sessionId: string, state: StampedState): void
+  /**
+   * A client's messages for a pinned session this process runs, posted to process `node`, with the
+   * request's verified token (opaque here: the transport's `AuthInfo`): true
+   * when the session is served here (it then answers through {@link ClusterLink.sendAnswer}).
+   */
+  forwarded(sessionId: string, messages: readonly JsonRpcMessage[], batch: boolean, authInfo: unknown, node: string): boolean
+  /** The owning process took forward `key` (`live`), or no longer serves the session. */
+  acknowledged(sessionId: string, key: number, live: boolean): void
+  /** The owning process's answer to a request forwarded from here (or a message related to it). */
+  answered(sessionId: string, message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void
 }
 
 /** A session's GET stream while this process holds it (the session transport). */
@@ -95,6 +110,22 @@ export class ClusterLink {
   /** A notifications/cancelled for a request another process is handling. */
   broadcastCancel(sessionId: string, message: JsonRpcMessage): Promise<void> {
     return this.#publish(SESSIONS_CHANNEL, { t: 'cancel', s: sessionId, m: message, n: this.nodeId })
+  }
+
+  /**
+   * A client's messages for a pinned session to the process `node` that runs it. The token travels
+   * with them (the owner picks the principal from it): the bus is inside the deployment, and
+   * nothing here logs it. False when the bus reports that nobody listens there (the process is gone).
+   */
+  async forwardTo(node: string, sessionId: string, key: number, messages: readonly JsonRpcMessage[], batch: boolean, authInfo: unknown): Promise<boolean> {
+    const envelope: Envelope = { t: 'forward', s: sessionId, k: key, m: messages, b: batch, a: authInfo, n: this.nodeId }
+    const heard: unknown = await this.#bus.publish(nodeChannel(node), JSON.stringify(envelope))
+    return typeof heard !== 'number' || heard > 0
+  }
+
+  /** An answer (or a message related to it) for a request process `node` forwarded here. */
+  sendAnswer(node: string, sessionId: string, message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+    return this.#publish(nodeChannel(node), { t: 'answer', s: sessionId, m: message, r: relatedRequestId })
   }
 
   /** The session ended (DELETE, or evicted): every process closes its copy. */
@@ -171,6 +202,15 @@ export class ClusterLink {
       case 'end':
         if (envelope.n !== this.nodeId) this.#hooks.ended(envelope.s)
         return
+      case 'forward': {
+        const live = this.#hooks.forwarded(envelope.s, envelope.m, envelope.b, envelope.a, envelope.n)
+        this.#publish(nodeChannel(envelope.n), { t: 'ack', s: envelope.s, k: envelope.k, l: live }).catch(NOOP)
+        return
+      }
+      case 'ack':
+        return this.#hooks.acknowledged(envelope.s, envelope.k, envelope.l)
+      case 'answer':
+        return this.#hooks.answered(envelope.s, envelope.m, envelope.r)
     }
   }
 

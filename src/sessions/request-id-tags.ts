@@ -8,9 +8,13 @@ import type { JsonRpcMessage, JsonRpcParams } from '../jsonrpc/index.js'
  * answer, its transport (a new one each time the process takes the session up again, so an
  * answer meant for an earlier one is not taken for a new request), and the endpoint's own number.
  * The same goes for the progress token the endpoint derives from the id, and for the
- * notifications/cancelled it sends about such a request.
+ * notifications/cancelled it sends about such a request. A string id (the gateway relays a
+ * child's own ids, e.g. `s1`) is tagged `<node>.<transport>.~<id>`, so it comes back a string.
  */
-const TAGGED = /^([0-9a-f]{8})\.[0-9a-z]+\.(\d{1,15})$/
+const TAGGED = /^([0-9a-f]{8})\.[0-9a-z]+\.(\d{1,15}|~[^\n]{1,256})$/
+
+/** The id as its tag ends: digits for a number, `~` and the string for a string. */
+const tagged = (prefix: string, id: string | number): string => (typeof id === 'number' ? `${prefix}${id}` : `${prefix}~${id}`)
 
 /** The prefix of one transport's ids: `<node>.<transport>.` */
 export function tagPrefix(node: string, transport: number): string {
@@ -22,13 +26,14 @@ export function tagOutgoing(message: JsonRpcMessage, prefix: string): JsonRpcMes
   if (!('method' in message)) return message
   const params = message.params
   if ('id' in message) {
-    const id = `${prefix}${message.id}`
+    const id = tagged(prefix, message.id)
     const meta = params?._meta as Record<string, unknown> | undefined
     if (meta === undefined || meta.progressToken !== message.id) return { ...message, id }
     return { ...message, id, params: { ...params, _meta: { ...meta, progressToken: id } } }
   }
-  if (message.method === 'notifications/cancelled' && typeof params?.requestId === 'number') {
-    return { ...message, params: { ...params, requestId: `${prefix}${params.requestId}` } }
+  const requestId = params?.requestId
+  if (message.method === 'notifications/cancelled' && (typeof requestId === 'number' || typeof requestId === 'string')) {
+    return { ...message, params: { ...params, requestId: tagged(prefix, requestId) } }
   }
   return message
 }
@@ -55,7 +60,8 @@ export function nodeOfTag(tag: string): string {
  */
 export function untag(message: JsonRpcMessage, tag: string, prefix: string): JsonRpcMessage | undefined {
   if (!tag.startsWith(prefix)) return undefined
-  const id = Number(tag.slice(prefix.length))
+  const rest = tag.slice(prefix.length)
+  const id = rest.startsWith('~') ? rest.slice(1) : Number(rest)
   if (!('method' in message)) return { ...message, id }
   return { ...message, params: { ...(message.params as JsonRpcParams), progressToken: id } }
 }

@@ -16,6 +16,12 @@ export interface SessionState {
   logLevel?: LoggingLevel | undefined
   /** When it was last saved (ms): a process holding a copy applies a newer state. */
   updatedAt?: number | undefined
+  /**
+   * The process that runs it (its `ClusterLink.nodeId`), for a host whose sessions are pinned
+   * (`SessionHost.pinnedSessions`: the gateway's children): the others forward its requests there
+   * instead of taking it up. Its `protocolVersion` may then be '' (saved before the child answered).
+   */
+  node?: string | undefined
 }
 
 /** Why a shared store refused to admit a new session. */

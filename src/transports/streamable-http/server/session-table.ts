@@ -8,6 +8,7 @@ import { SessionLimits, tooManySessions, tooManySessionsForPrincipal } from '../
 import { ClusterSessions } from './cluster-sessions.js'
 import { InMemoryEventStore, type EventStore } from '../../../sessions/event-store.js'
 import { LiveSession } from './live-session.js'
+import { SessionForwarder } from './session-forwarder.js'
 import type { SessionState, SessionStore } from '../../../sessions/session-store.js'
 import { SessionTransport, type SessionTransportOptions } from './session-transport.js'
 
@@ -55,6 +56,12 @@ export class SessionTable {
   /** Sessions being restored from the store: concurrent requests wait for the one copy. */
   readonly #restoring = new Map<string, Promise<LiveSession | undefined>>()
   readonly #sweep: NodeJS.Timeout | undefined
+  /**
+   * The host's sessions live only in the process that created them (the gateway's children), and
+   * other processes share the store and the bus: they forward requests here, this process never
+   * takes a session of another up, and a session that ends here ends for all.
+   */
+  readonly #pinned: boolean
 
   constructor(server: SessionHost, options: SessionTableOptions) {
     const d = defaults.streamableHttp
@@ -63,6 +70,7 @@ export class SessionTable {
     const store = options.sessionStore
     this.#sharedStore = store?.touch === undefined ? undefined : (store as SessionStore & Required<Pick<SessionStore, 'touch'>>)
     this.cluster = options.bus === undefined ? undefined : new ClusterSessions(options.bus, this.#sessions)
+    this.#pinned = server.pinnedSessions === true && this.cluster !== undefined && store !== undefined
     this.#transports = { ...options.transports, eventStore: options.eventStore, ended: (transport) => this.#ended(transport), cluster: this.cluster?.link }
     this.#limits = new SessionLimits({
       maxSessions: options.maxSessions,
@@ -91,8 +99,18 @@ export class SessionTable {
   /** Close every live copy, stop the sweep, leave the bus. */
   async close(): Promise<void> {
     if (this.#sweep !== undefined) clearInterval(this.#sweep)
+    // a drain: the requests other processes forwarded here finish first (as this process's own do)
+    if (this.#pinned) await this.#settleForwarded()
     await Promise.all([...this.#sessions.values()].map((live) => live.session.close()))
     await this.cluster?.link.close()
+  }
+
+  /** Until no request forwarded here is owed an answer, or `forwardedDrainMs` passed. */
+  async #settleForwarded(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, defaults.streamableHttp.forwardedDrainMs)))
+    await Promise.race([Promise.all([...this.#sessions.values()].map((live) => live.transport.settled())), late])
+    clearTimeout(timer)
   }
 
   /**
@@ -193,11 +211,32 @@ export class SessionTable {
   async #load(store: SessionStore, sessionId: string, owner: string): Promise<LiveSession | undefined> {
     const state = await (store.touch?.(sessionId) ?? store.get(sessionId))
     if (state === undefined || state.owner !== owner) return undefined
+    if (this.#pinned) return this.#forwarder(state)
     this.#limits.admit(owner, this.#sessions.values(), this.#sessions.size)
     const live = await this.#adopt(sessionId, owner)
     live.session.restore(state)
     live.createdAt = state.createdAt
     live.updatedAt = state.updatedAt
+    return live
+  }
+
+  /**
+   * A pinned session runs in the process its state names: a stand-in that forwards there. One
+   * that names this process (or none) ended here: it cannot be rebuilt, the client starts anew.
+   */
+  async #forwarder(state: SessionState): Promise<LiveSession | undefined> {
+    const cluster = this.cluster!
+    if (state.node === undefined || state.node === cluster.link.nodeId) return undefined
+    const session = new SessionForwarder(state, cluster.link, (sessionId, send) => cluster.acknowledge(sessionId, send))
+    // JSON-first exchanges: nothing is written before the owner took the requests, so a gone
+    // owner is a true 404 that makes the client start a new session (SSE would have said 200)
+    const transport = new SessionTransport(state.id, { ...this.#transports, preferJsonResponse: true })
+    const live = new LiveSession(session, transport, state.owner)
+    live.createdAt = state.createdAt
+    live.updatedAt = state.updatedAt
+    this.#sessions.set(state.id, live)
+    this.#limits.added(live)
+    await session.connect(transport)
     return live
   }
 
@@ -219,16 +258,20 @@ export class SessionTable {
   async save(live: LiveSession, announce: boolean): Promise<void> {
     const { session, transport } = live
     const store = this.#options.sessionStore
-    if (store === undefined || session.protocolVersion === undefined || transport.sessionId === undefined) return
+    if (store === undefined || transport.sessionId === undefined || session instanceof SessionForwarder) return
+    // a pinned session is saved at once, with the process that runs it (its host may answer
+    // initialize later: the gateway's child); the others only need to know where it runs
+    if (session.protocolVersion === undefined && !this.#pinned) return
     // fractional ms: two saves through two processes in the same millisecond still differ
     const shared = { subscriptions: session.subscriptions, logLevel: session.logLevel, updatedAt: performance.timeOrigin + performance.now() }
     await store.set({
       id: transport.sessionId,
-      protocolVersion: session.protocolVersion,
+      protocolVersion: session.protocolVersion ?? '',
       clientCapabilities: session.clientCapabilities ?? {},
       clientInfo: session.clientInfo,
       owner: live.owner,
       createdAt: live.createdAt,
+      ...(this.#pinned ? { node: this.cluster!.link.nodeId } : {}),
       ...shared,
     })
     live.updatedAt = shared.updatedAt
@@ -246,6 +289,13 @@ export class SessionTable {
     this.#limits.removed(live)
     this.#sessions.delete(sessionId)
     const events = this.#options.eventStore
+    if (this.#pinned && !(live.session instanceof SessionForwarder)) {
+      // it ran here only: ended (DELETE, idle, its child gone, a drain) it is gone for every process
+      settle(this.#options.sessionStore?.delete(sessionId))
+      settle(events.dropSession(sessionId))
+      settle(this.cluster!.link.publishEnd(sessionId))
+      return
+    }
     if (this.#sharedStore !== undefined) {
       // events kept in this process's memory go with its copy
       if (events instanceof InMemoryEventStore) events.dropSession(sessionId)

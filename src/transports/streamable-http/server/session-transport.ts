@@ -78,6 +78,12 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
   readonly tagPrefix: string | undefined
   /** With other processes, while this process holds the GET stream: stops listening for it. */
   #holding: Promise<() => Promise<void>> | undefined
+  /**
+   * A pinned session's requests another process forwarded here (id → that process): their answers,
+   * and what is sent about them, go back over the cluster link to be written to its exchanges.
+   */
+  #remote: Map<RequestId, string> | undefined
+  #settledWaiters: Array<() => void> | undefined
   /** Forwarded messages, in the order sent. */
   #forwarding: Promise<void> = RESOLVED
 
@@ -163,16 +169,30 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
     return this.#standalone?.connected ?? false
   }
 
+  /** Requests of a pinned session that process `node` forwarded here: their answers go back there. */
+  serveRemote(requestIds: readonly RequestId[], node: string): void {
+    const remote = (this.#remote ??= new Map())
+    for (const id of requestIds) remote.set(id, node)
+  }
+
+  /**
+   * An answer the process that runs this (pinned) session sent for a request forwarded from here:
+   * written to the exchange that owes it, as it was sent (its ids already tagged by that process).
+   */
+  deliver(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+    return this.#route(message, relatedRequestId === undefined ? undefined : { relatedRequestId })
+  }
+
   /** Whether the session is in use: a request still owes its response, or the GET stream is open. */
   get busy(): boolean {
-    if (this.hasStandaloneStream) return true
+    if (this.hasStandaloneStream || (this.#remote?.size ?? 0) > 0) return true
     for (const stream of this.#streams?.values() ?? []) if (!stream.finished) return true
     return false
   }
 
   /** Whether a request of the client is being handled here (its POST still owes the response). */
   owes(requestId: RequestId): boolean {
-    return this.#byRequest?.has(requestId) ?? false
+    return (this.#byRequest?.has(requestId) ?? false) || (this.#remote?.has(requestId) ?? false)
   }
 
   /**
@@ -181,6 +201,27 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
    */
   cancelled(requestId: RequestId): void {
     void this.#byRequest?.get(requestId)?.release(requestId)
+    this.#dropRemote(requestId)
+  }
+
+  #dropRemote(requestId: RequestId): void {
+    const remote = this.#remote
+    if (remote === undefined || !remote.delete(requestId)) return
+    if (remote.size > 0) return
+    this.#remote = undefined
+    this.#wakeSettled()
+  }
+
+  #wakeSettled(): void {
+    const waiting = this.#settledWaiters
+    this.#settledWaiters = undefined
+    for (const wake of waiting ?? []) wake()
+  }
+
+  /** Resolves once no request forwarded here is owed an answer any more (a drain waits for it). */
+  settled(): Promise<void> {
+    if (this.#remote === undefined || this.#closed) return RESOLVED
+    return new Promise((resolve) => (this.#settledWaiters ??= []).push(resolve))
   }
 
   /**
@@ -277,6 +318,8 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
     this.#standalone?.close()
     this.#standalone = undefined
     this.#byRequest = undefined
+    this.#remote = undefined
+    this.#wakeSettled()
     void this.#unhold()
     this.#sink?.closed()
     this.#options.ended?.(this)
@@ -285,6 +328,11 @@ export class SessionTransport implements Transport, StreamHost, HeldStream {
   #route(message: JsonRpcMessage, options: SendOptions | undefined): Promise<void> {
     const isResponse = 'result' in message || 'error' in message
     const key = isResponse ? (message as { id: RequestId | null }).id : options?.relatedRequestId
+    const node = key === undefined || key === null ? undefined : this.#remote?.get(key)
+    if (node !== undefined) {
+      if (isResponse) this.#dropRemote(key!)
+      return this.#options.cluster!.sendAnswer(node, this.sessionId!, message, options?.relatedRequestId)
+    }
     const stream = key === undefined || key === null ? undefined : this.#byRequest?.get(key)
     if (stream !== undefined && !stream.finished) return stream.write(message)
     // not tied to a live request: the standalone stream, when the client opened one

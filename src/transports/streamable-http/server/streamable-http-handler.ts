@@ -17,6 +17,7 @@ import { streamOfEventId } from '../../../sessions/event-store.js'
 import type { LiveSession } from './live-session.js'
 import { SessionTable } from './session-table.js'
 import { StatelessPosts } from './stateless-posts.js'
+import { forwardFailure, SessionForwarder } from './session-forwarder.js'
 import { resolveStreamableHttpOptions, type ResolvedStreamableHttpOptions, type StreamableHttpOptions } from './streamable-http-options.js'
 import { SessionlessEndpoint } from '../../http/sessionless/sessionless-endpoint.js'
 import { isSessionlessRequest } from '../../http/sessionless/sessionless-headers.js'
@@ -184,6 +185,8 @@ export class StreamableHttpHandler {
       }
       const stream = live.transport.openExchange(res, requestIds, batch, headers)
       live.session.receiveMessages(messages, batch, extra)
+      // a pinned session another process runs: its answer waits until that process took the requests
+      if (live.session instanceof SessionForwarder) stream.hold(live.session.forwarded, forwardFailure)
       this.#cancel(live, cancels)
       // the handlers of initialize and of the state-changing methods ran (synchronously): the
       // answer waits until the store has what they changed, so the next request may go anywhere
