@@ -1,0 +1,267 @@
+/**
+ * Issue 31, acceptance: third-party stdio servers, unmodified (server-everything and
+ * server-filesystem from npm, and a Python one with only the standard library), each behind a real
+ * `mcp-auth gateway` process (one per server, our authorization server on the same origin), are
+ * logged into and used by three real peers: the official SDK v2 client (Streamable HTTP, an OAuth
+ * provider that signs in through our login and consent pages; tools, resources, prompts and a
+ * server → client round trip on its stateful session), mcp-remote (the stdio bridge desktop
+ * clients run; its browser hand-off driven in Chromium) and our own CLI (`mcp-auth login`, then
+ * `tools` and `call`). Two principals get two children: their environments differ.
+ */
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../helpers/chromium.js'
+import { cliLoginInChromium } from '../helpers/cli-browser-login.js'
+import { runCli } from '../helpers/cli-process.js'
+import { formLogin } from '../helpers/form-login.js'
+import { freePort } from '../helpers/free-port.js'
+import { type GatewayAccount, startGateway } from '../helpers/gateway-process.js'
+import { mcpRemoteLoginInChromium, startMcpRemote } from '../helpers/mcp-remote.js'
+import { REPO_ROOT } from '../helpers/paths.js'
+import { MemoryProvider } from '../helpers/sdk-v2-provider.js'
+
+const ADA: GatewayAccount = { username: 'ada', password: 'ada gateway peers password' }
+const BOB: GatewayAccount = { username: 'bob', password: 'bob gateway peers password' }
+const BIN = join(REPO_ROOT, 'node_modules', '.bin')
+const PYTHON_SERVER = join(REPO_ROOT, 'test', 'fixtures', 'python-mcp-server', 'server.py')
+/** What the SDK v2 client's "model" answers to a sampling request. */
+const SAMPLED = 'Paris, said the client'
+
+type Arguments = Record<string, unknown>
+type ToolResult = { content?: Array<{ type: string; text?: string }>; isError?: boolean }
+
+/** One third-party server under test and what each peer does with it. */
+interface ServerUnderTest {
+  name: string
+  /** The gateway's `-- <command>`, given a temporary directory of the test's own. */
+  command(dir: string): Promise<string[]>
+  /** A tools/call every peer makes, and text its result contains. */
+  call: { tool: string; arguments: Arguments; expect: string }
+  /** A resource to read, by URI or the first one listed, and text it contains. */
+  resource?: { uri?: string; expect?: string }
+  /** A prompt to get, and text its messages contain. */
+  prompt?: { name: string; arguments?: Record<string, string>; expect: string }
+  /** A tool that sends sampling/createMessage to the client; its result contains the client's answer. */
+  sampling?: { tool: string; arguments: Arguments }
+  /** Why the server is not here to test (its cases are skipped), if it is not. */
+  missing?: string
+}
+
+const SERVERS: ServerUnderTest[] = [
+  {
+    name: 'server-everything (npm)',
+    command: async () => [join(BIN, 'mcp-server-everything')],
+    call: { tool: 'echo', arguments: { message: 'through the gateway' }, expect: 'through the gateway' },
+    resource: {},
+    prompt: { name: 'simple-prompt', expect: 'simple prompt' },
+    sampling: { tool: 'trigger-sampling-request', arguments: { prompt: 'the capital of France?' } },
+  },
+  {
+    name: 'server-filesystem (npm)',
+    command: async (dir) => {
+      await writeFile(join(dir, 'note.txt'), 'a note behind the gateway\n')
+      return [join(BIN, 'mcp-server-filesystem'), dir]
+    },
+    call: { tool: 'read_text_file', arguments: { path: 'note.txt' }, expect: 'a note behind the gateway' },
+  },
+  {
+    name: 'a Python server (standard library only)',
+    command: async () => ['python3', PYTHON_SERVER],
+    call: { tool: 'add', arguments: { a: 2, b: 40 }, expect: '42' },
+    resource: { uri: 'memo://hello' },
+    prompt: { name: 'greet', arguments: { name: 'Ada' }, expect: 'Say hello to Ada.' },
+    sampling: { tool: 'ask', arguments: { question: 'the capital of France?' } },
+    ...(existsSync(PYTHON_SERVER) ? {} : { missing: `${PYTHON_SERVER} is not in this checkout yet` }),
+  },
+]
+
+let browser: Browser
+beforeAll(async () => {
+  browser = await launchChromium()
+}, 30_000)
+afterAll(async () => {
+  await browser?.close()
+})
+
+/** The text parts of a tool result, joined. */
+function textOf(result: unknown): string {
+  return ((result as ToolResult).content ?? []).map((part) => part.text ?? '').join('\n')
+}
+
+/**
+ * The SDK v2 client signed in as `who` through our pages (401 → metadata → registration → PKCE
+ * with the login and consent forms → token), then connected: by default with its legacy
+ * negotiation, an initialize handshake that opens a stateful session, declaring sampling and
+ * answering it; pinned to 2026-07-28 it is a stateless client.
+ */
+async function sdkClientSignedIn(
+  mcpUrl: URL,
+  who: GatewayAccount,
+  clientName: string,
+  mode: VersionNegotiationMode = 'legacy',
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; clientId: string }> {
+  const redirectUri = `http://127.0.0.1:${await freePort()}/callback`
+  const provider = new MemoryProvider({ redirectUri, clientName })
+  const client = new Client({ name: clientName, version: '2.4.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode } })
+  client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: SAMPLED } }))
+  const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
+  const { callback } = await formLogin(provider.authorizationUrls[0]!, { ...who, redirectUri })
+  await first.finishAuth(callback.searchParams)
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  await client.connect(transport)
+  return { client, transport, clientId: provider.clientInformation()!.client_id }
+}
+
+for (const server of SERVERS) {
+  describe.skipIf(server.missing !== undefined)(`mcp-auth gateway -- ${server.name}`, () => {
+    let gateway: Awaited<ReturnType<typeof startGateway>>
+    let dir: string
+    let mcpUrl: string
+
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'mcp-auth-gateway-peers-'))
+      const work = join(dir, 'server')
+      await mkdir(work)
+      gateway = await startGateway(await server.command(work), [ADA, BOB], { prefix: 'mcp-auth-gateway-peers-data-' })
+      mcpUrl = `${gateway.origin}/mcp`
+    }, 30_000)
+    afterAll(async () => {
+      await gateway?.stop()
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+    })
+
+    it('serves the SDK v2 client after its login: tools, a call, resources, prompts and a sampling round trip on its session', async () => {
+      const { client, transport } = await sdkClientSignedIn(new URL(mcpUrl), ADA, 'sdk v2 through the gateway')
+      try {
+        // a stateful session: the gateway gave it a session id (and the session its own child)
+        expect(transport.sessionId).toEqual(expect.any(String))
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name)).toContain(server.call.tool)
+        const called = await client.callTool({ name: server.call.tool, arguments: server.call.arguments })
+        expect(called.isError, textOf(called)).toBeFalsy()
+        expect(textOf(called)).toContain(server.call.expect)
+
+        if (server.resource !== undefined) {
+          const { resources } = await client.listResources()
+          const uri = server.resource.uri ?? resources[0]?.uri
+          expect(resources.map((resource) => resource.uri)).toContain(uri)
+          const read = await client.readResource({ uri: uri! })
+          expect(read.contents[0]?.uri).toBe(uri)
+          if (server.resource.expect !== undefined) expect(JSON.stringify(read.contents)).toContain(server.resource.expect)
+        }
+        if (server.prompt !== undefined) {
+          const { prompts } = await client.listPrompts()
+          expect(prompts.map((prompt) => prompt.name)).toContain(server.prompt.name)
+          const got = await client.getPrompt({ name: server.prompt.name, ...(server.prompt.arguments ? { arguments: server.prompt.arguments } : {}) })
+          expect(JSON.stringify(got.messages)).toContain(server.prompt.expect)
+        }
+        if (server.sampling !== undefined) {
+          // the child asks the client's model over the gateway, on this session, and reports its answer
+          expect(tools.map((tool) => tool.name)).toContain(server.sampling.tool)
+          const sampled = await client.callTool({ name: server.sampling.tool, arguments: server.sampling.arguments })
+          expect(sampled.isError, textOf(sampled)).toBeFalsy()
+          expect(textOf(sampled)).toContain(SAMPLED)
+        }
+      } finally {
+        await client.close()
+      }
+    }, 60_000)
+
+    it('serves mcp-remote after its browser login: initialize, tools/list and a call through its stdio', async () => {
+      const configDir = join(dir, 'mcp-remote')
+      const callbackPort = await freePort()
+      const remote = startMcpRemote(mcpUrl, callbackPort, ['--transport', 'http-only'], configDir)
+      try {
+        const authorizationUrl = new URL(await remote.authorizationUrl())
+        expect(authorizationUrl.searchParams.get('resource')).toBe(mcpUrl)
+        await mcpRemoteLoginInChromium(browser, authorizationUrl.href, callbackPort, ADA)
+        await remote.connected()
+        remote.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop host', version: '1' } },
+        })
+        const initialized = await remote.response(1)
+        expect(initialized.error, remote.stderr()).toBeUndefined()
+        expect(initialized.result?.['serverInfo']).toBeDefined()
+        remote.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+        remote.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+        const listed = await remote.response(2)
+        expect(((listed.result?.['tools'] ?? []) as Array<{ name: string }>).map((tool) => tool.name)).toContain(server.call.tool)
+        remote.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: server.call.tool, arguments: server.call.arguments } })
+        const called = await remote.response(3)
+        expect(called.error, remote.stderr()).toBeUndefined()
+        expect(textOf(called.result)).toContain(server.call.expect)
+      } finally {
+        await remote.stop()
+      }
+    }, 60_000)
+
+    it('serves our CLI after mcp-auth login: mcp-auth tools and mcp-auth call', async () => {
+      const store = join(dir, 'cli', 'tokens.json')
+      const login = await cliLoginInChromium(browser, mcpUrl, store, ADA)
+      expect(login.code, login.stderr).toBe(0)
+      const tools = await runCli(['tools', mcpUrl, '--no-browser', '--store', store])
+      expect(tools.code, tools.stderr).toBe(0)
+      expect(tools.stdout).toContain(server.call.tool)
+      const call = await runCli(['call', mcpUrl, server.call.tool, JSON.stringify(server.call.arguments), '--no-browser', '--store', store])
+      expect(call.code, call.stderr).toBe(0)
+      expect(call.stdout).toContain(server.call.expect)
+    }, 60_000)
+  })
+}
+
+describe('mcp-auth gateway -- server-everything: two principals', () => {
+  let gateway: Awaited<ReturnType<typeof startGateway>>
+  beforeAll(async () => {
+    gateway = await startGateway([join(BIN, 'mcp-server-everything')], [ADA, BOB], { prefix: 'mcp-auth-gateway-principals-' })
+  }, 30_000)
+  afterAll(async () => {
+    await gateway?.stop()
+  })
+
+  /** The MCP_AUTH_* environment of the child that serves `client`, from server-everything's get-env tool. */
+  async function childIdentity(client: Client): Promise<{ subject: string; clientId: string; scope: string }> {
+    const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>
+    return { subject: env['MCP_AUTH_SUBJECT']!, clientId: env['MCP_AUTH_CLIENT_ID']!, scope: env['MCP_AUTH_SCOPE']! }
+  }
+
+  for (const [kind, mode] of [
+    ['stateful sessions', 'legacy'],
+    ['stateless clients (2026-07-28)', { pin: '2026-07-28' }],
+  ] as Array<[string, VersionNegotiationMode]>) {
+    it(`gives two accounts, and one account through two clients, children of their own (${kind})`, async () => {
+      const mcpUrl = new URL(`${gateway.origin}/mcp`)
+      const signedIn = [
+        await sdkClientSignedIn(mcpUrl, ADA, 'ada first client', mode),
+        await sdkClientSignedIn(mcpUrl, BOB, 'bob client', mode),
+        await sdkClientSignedIn(mcpUrl, ADA, 'ada second client', mode),
+      ]
+      try {
+        for (const { transport } of signedIn) {
+          if (mode === 'legacy') expect(transport.sessionId).toEqual(expect.any(String))
+          else expect(transport.sessionId).toBeUndefined()
+        }
+        const [ada, bob, adaAgain] = await Promise.all(signedIn.map(({ client }) => childIdentity(client)))
+        // each child was started for the token's principal: its client, its subject
+        for (const [index, identity] of [ada, bob, adaAgain].entries()) {
+          expect(identity!.clientId).toBe(signedIn[index]!.clientId)
+          expect(identity!.subject).toEqual(expect.any(String))
+          expect(identity!.scope.split(' ')).toContain('mcp')
+        }
+        expect(bob!.subject).not.toBe(ada!.subject)
+        expect(adaAgain!.subject).toBe(ada!.subject)
+        expect(new Set(signedIn.map(({ clientId }) => clientId)).size).toBe(3)
+      } finally {
+        await Promise.all(signedIn.map(({ client }) => client.close()))
+      }
+    }, 60_000)
+  }
+})
