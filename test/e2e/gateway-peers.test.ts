@@ -3,16 +3,20 @@
  * server-filesystem from npm, and a Python one with only the standard library), each behind a real
  * `mcp-auth gateway` process (one per server, our authorization server on the same origin), are
  * logged into and used by three real peers: the official SDK v2 client (Streamable HTTP, an OAuth
- * provider that signs in through our login and consent pages; tools, resources, prompts and a
- * server → client round trip on its stateful session), mcp-remote (the stdio bridge desktop
- * clients run; its browser hand-off driven in Chromium) and our own CLI (`mcp-auth login`, then
- * `tools` and `call`). Two principals get two children: their environments differ.
+ * provider that signs in through our login and consent pages), mcp-remote (the stdio bridge
+ * desktop clients run; its browser hand-off driven in Chromium) and our own CLI (`mcp-auth login`,
+ * then `tools`, `call`, and a stdio host through `mcp-auth proxy`). Each peer lists and calls
+ * tools, reads resources and gets prompts where the server has them, and answers the child's
+ * sampling request on its stateful session. Two principals get two children: their environments
+ * differ. The Python server's cases run once test/fixtures/python-mcp-server/server.py is in the
+ * checkout (they are skipped, and say why, until then).
  */
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type VersionNegotiationMode } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchChromium } from '../helpers/chromium.js'
@@ -22,7 +26,7 @@ import { formLogin } from '../helpers/form-login.js'
 import { freePort } from '../helpers/free-port.js'
 import { type GatewayAccount, startGateway } from '../helpers/gateway-process.js'
 import { mcpRemoteLoginInChromium, startMcpRemote } from '../helpers/mcp-remote.js'
-import { REPO_ROOT } from '../helpers/paths.js'
+import { CLI_PATH, REPO_ROOT } from '../helpers/paths.js'
 import { MemoryProvider } from '../helpers/sdk-v2-provider.js'
 
 const ADA: GatewayAccount = { username: 'ada', password: 'ada gateway peers password' }
@@ -93,6 +97,13 @@ function textOf(result: unknown): string {
   return ((result as ToolResult).content ?? []).map((part) => part.text ?? '').join('\n')
 }
 
+/** An SDK v2 client that declares sampling and answers every sampling request with SAMPLED. */
+function samplingClient(name: string, mode: VersionNegotiationMode = 'legacy'): Client {
+  const client = new Client({ name, version: '2.4.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode } })
+  client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: SAMPLED } }))
+  return client
+}
+
 /**
  * The SDK v2 client signed in as `who` through our pages (401 → metadata → registration → PKCE
  * with the login and consent forms → token), then connected: by default with its legacy
@@ -107,8 +118,7 @@ async function sdkClientSignedIn(
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; clientId: string }> {
   const redirectUri = `http://127.0.0.1:${await freePort()}/callback`
   const provider = new MemoryProvider({ redirectUri, clientName })
-  const client = new Client({ name: clientName, version: '2.4.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode } })
-  client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: SAMPLED } }))
+  const client = samplingClient(clientName, mode)
   const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
   await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
   const { callback } = await formLogin(provider.authorizationUrls[0]!, { ...who, redirectUri })
@@ -116,6 +126,41 @@ async function sdkClientSignedIn(
   const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
   await client.connect(transport)
   return { client, transport, clientId: provider.clientInformation()!.client_id }
+}
+
+/**
+ * What a host does with a server through the gateway: tools/list and a tools/call, resources
+ * (list + read) and prompts (list + get) where the server has them, and the server's sampling
+ * request answered by `client` (its answer comes back in the tool's result).
+ */
+async function useEverything(client: Client, server: ServerUnderTest): Promise<void> {
+  const { tools } = await client.listTools()
+  expect(tools.map((tool) => tool.name)).toContain(server.call.tool)
+  const called = await client.callTool({ name: server.call.tool, arguments: server.call.arguments })
+  expect(called.isError, textOf(called)).toBeFalsy()
+  expect(textOf(called)).toContain(server.call.expect)
+
+  if (server.resource !== undefined) {
+    const { resources } = await client.listResources()
+    const uri = server.resource.uri ?? resources[0]?.uri
+    expect(resources.map((resource) => resource.uri)).toContain(uri)
+    const read = await client.readResource({ uri: uri! })
+    expect(read.contents[0]?.uri).toBe(uri)
+    if (server.resource.expect !== undefined) expect(JSON.stringify(read.contents)).toContain(server.resource.expect)
+  }
+  if (server.prompt !== undefined) {
+    const { prompts } = await client.listPrompts()
+    expect(prompts.map((prompt) => prompt.name)).toContain(server.prompt.name)
+    const got = await client.getPrompt({ name: server.prompt.name, ...(server.prompt.arguments ? { arguments: server.prompt.arguments } : {}) })
+    expect(JSON.stringify(got.messages)).toContain(server.prompt.expect)
+  }
+  if (server.sampling !== undefined) {
+    // the child asks the client's model over the gateway, on this session, and reports its answer
+    expect(tools.map((tool) => tool.name)).toContain(server.sampling.tool)
+    const sampled = await client.callTool({ name: server.sampling.tool, arguments: server.sampling.arguments })
+    expect(sampled.isError, textOf(sampled)).toBeFalsy()
+    expect(textOf(sampled)).toContain(SAMPLED)
+  }
 }
 
 for (const server of SERVERS) {
@@ -141,39 +186,13 @@ for (const server of SERVERS) {
       try {
         // a stateful session: the gateway gave it a session id (and the session its own child)
         expect(transport.sessionId).toEqual(expect.any(String))
-        const { tools } = await client.listTools()
-        expect(tools.map((tool) => tool.name)).toContain(server.call.tool)
-        const called = await client.callTool({ name: server.call.tool, arguments: server.call.arguments })
-        expect(called.isError, textOf(called)).toBeFalsy()
-        expect(textOf(called)).toContain(server.call.expect)
-
-        if (server.resource !== undefined) {
-          const { resources } = await client.listResources()
-          const uri = server.resource.uri ?? resources[0]?.uri
-          expect(resources.map((resource) => resource.uri)).toContain(uri)
-          const read = await client.readResource({ uri: uri! })
-          expect(read.contents[0]?.uri).toBe(uri)
-          if (server.resource.expect !== undefined) expect(JSON.stringify(read.contents)).toContain(server.resource.expect)
-        }
-        if (server.prompt !== undefined) {
-          const { prompts } = await client.listPrompts()
-          expect(prompts.map((prompt) => prompt.name)).toContain(server.prompt.name)
-          const got = await client.getPrompt({ name: server.prompt.name, ...(server.prompt.arguments ? { arguments: server.prompt.arguments } : {}) })
-          expect(JSON.stringify(got.messages)).toContain(server.prompt.expect)
-        }
-        if (server.sampling !== undefined) {
-          // the child asks the client's model over the gateway, on this session, and reports its answer
-          expect(tools.map((tool) => tool.name)).toContain(server.sampling.tool)
-          const sampled = await client.callTool({ name: server.sampling.tool, arguments: server.sampling.arguments })
-          expect(sampled.isError, textOf(sampled)).toBeFalsy()
-          expect(textOf(sampled)).toContain(SAMPLED)
-        }
+        await useEverything(client, server)
       } finally {
         await client.close()
       }
     }, 60_000)
 
-    it('serves mcp-remote after its browser login: initialize, tools/list and a call through its stdio', async () => {
+    it('serves mcp-remote after its browser login: initialize, tools, a call, resources, prompts and a sampling round trip through its stdio', async () => {
       const configDir = join(dir, 'mcp-remote')
       const callbackPort = await freePort()
       const remote = startMcpRemote(mcpUrl, callbackPort, ['--transport', 'http-only'], configDir)
@@ -186,25 +205,49 @@ for (const server of SERVERS) {
           jsonrpc: '2.0',
           id: 1,
           method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'desktop host', version: '1' } },
+          params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 'desktop host', version: '1' } },
         })
         const initialized = await remote.response(1)
         expect(initialized.error, remote.stderr()).toBeUndefined()
         expect(initialized.result?.['serverInfo']).toBeDefined()
         remote.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-        remote.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
-        const listed = await remote.response(2)
-        expect(((listed.result?.['tools'] ?? []) as Array<{ name: string }>).map((tool) => tool.name)).toContain(server.call.tool)
-        remote.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: server.call.tool, arguments: server.call.arguments } })
-        const called = await remote.response(3)
-        expect(called.error, remote.stderr()).toBeUndefined()
-        expect(textOf(called.result)).toContain(server.call.expect)
+        let id = 1
+        const ask = async (method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> => {
+          remote.send({ jsonrpc: '2.0', id: ++id, method, params })
+          const answered = await remote.response(id)
+          expect(answered.error, `${method}: ${JSON.stringify(answered.error)}\n${remote.stderr()}`).toBeUndefined()
+          return answered.result!
+        }
+        const listed = (await ask('tools/list', {}))['tools'] as Array<{ name: string }>
+        expect(listed.map((tool) => tool.name)).toContain(server.call.tool)
+        expect(textOf(await ask('tools/call', { name: server.call.tool, arguments: server.call.arguments }))).toContain(server.call.expect)
+        if (server.resource !== undefined) {
+          const resources = (await ask('resources/list', {}))['resources'] as Array<{ uri: string }>
+          const uri = server.resource.uri ?? resources[0]?.uri
+          expect(resources.map((resource) => resource.uri)).toContain(uri)
+          expect(((await ask('resources/read', { uri }))['contents'] as Array<{ uri: string }>)[0]?.uri).toBe(uri)
+        }
+        if (server.prompt !== undefined) {
+          expect(((await ask('prompts/list', {}))['prompts'] as Array<{ name: string }>).map((prompt) => prompt.name)).toContain(server.prompt.name)
+          const got = await ask('prompts/get', { name: server.prompt.name, ...(server.prompt.arguments ? { arguments: server.prompt.arguments } : {}) })
+          expect(JSON.stringify(got['messages'])).toContain(server.prompt.expect)
+        }
+        if (server.sampling !== undefined) {
+          // the child's sampling request reaches the host on mcp-remote's stdout; the host's answer goes back on its stdin
+          const callId = ++id
+          remote.send({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: server.sampling.tool, arguments: server.sampling.arguments } })
+          const sampling = await remote.request('sampling/createMessage')
+          remote.send({ jsonrpc: '2.0', id: sampling.id, result: { role: 'assistant', model: 'desktop-model', content: { type: 'text', text: SAMPLED } } })
+          const sampled = await remote.response(callId)
+          expect(sampled.error, remote.stderr()).toBeUndefined()
+          expect(textOf(sampled.result)).toContain(SAMPLED)
+        }
       } finally {
         await remote.stop()
       }
     }, 60_000)
 
-    it('serves our CLI after mcp-auth login: mcp-auth tools and mcp-auth call', async () => {
+    it('serves our CLI after mcp-auth login: mcp-auth tools, mcp-auth call, and a stdio host through mcp-auth proxy', async () => {
       const store = join(dir, 'cli', 'tokens.json')
       const login = await cliLoginInChromium(browser, mcpUrl, store, ADA)
       expect(login.code, login.stderr).toBe(0)
@@ -214,6 +257,15 @@ for (const server of SERVERS) {
       const call = await runCli(['call', mcpUrl, server.call.tool, JSON.stringify(server.call.arguments), '--no-browser', '--store', store])
       expect(call.code, call.stderr).toBe(0)
       expect(call.stdout).toContain(server.call.expect)
+      // a stdio host (the SDK v2 client) through mcp-auth proxy with the stored login: the same
+      // uses, the sampling request crossing gateway, proxy and stdio to the host and back
+      const host = samplingClient('stdio host behind mcp-auth proxy')
+      await host.connect(new StdioClientTransport({ command: process.execPath, args: [CLI_PATH, 'proxy', mcpUrl, '--no-browser', '--store', store], stderr: 'pipe' }))
+      try {
+        await useEverything(host, server)
+      } finally {
+        await host.close()
+      }
     }, 60_000)
   })
 }

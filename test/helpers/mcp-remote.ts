@@ -8,7 +8,10 @@ export const MCP_REMOTE = join(REPO_ROOT, 'node_modules', 'mcp-remote', 'dist', 
 
 /** What mcp-remote wrote to its stdout: one JSON-RPC message per line. */
 export interface McpRemoteMessage {
-  id?: number
+  id?: number | string
+  /** Set on the server's own requests and notifications. */
+  method?: string
+  params?: Record<string, unknown>
   result?: Record<string, unknown>
   error?: unknown
 }
@@ -53,14 +56,17 @@ export function startMcpRemote(url: string, callbackPort: number, args: string[]
       })
     }
   }
-  const response = (id: number) =>
-    until(`a response to request ${id}`, () =>
+  const message = (what: string, matches: (message: McpRemoteMessage) => boolean) =>
+    until(what, () =>
       stdout
         .split('\n')
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as McpRemoteMessage)
-        .find((message) => message.id === id),
+        .find(matches),
     )
+  // a response has no method: the server's own requests may carry the same ids as ours
+  const response = (id: number) => message(`a response to request ${id}`, (candidate) => candidate.id === id && candidate.method === undefined)
+  const request = (method: string) => message(`a ${method} request from the server`, (candidate) => candidate.method === method && candidate.id !== undefined)
   return {
     child,
     stderr: () => stderr,
@@ -68,6 +74,8 @@ export function startMcpRemote(url: string, callbackPort: number, args: string[]
     connected: () => until('the proxy', () => (/Proxy established successfully/.test(stderr) ? true : undefined)),
     send: (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`),
     response,
+    /** The first request `method` the server sent through mcp-remote (for the test to answer with `send`). */
+    request,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       await new Promise<void>((resolve) => {
