@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type VersionNegotiationMode } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import type { Browser } from 'playwright-core'
@@ -52,6 +53,8 @@ interface ServerUnderTest {
   prompt?: { name: string; arguments?: Record<string, string>; expect: string }
   /** A tool that sends sampling/createMessage to the client; its result contains the client's answer. */
   sampling?: { tool: string; arguments: Arguments }
+  /** A tool whose result names the roots the client answered roots/list with (the server asks at initialize). */
+  roots?: { tool: string }
   /** Why the server is not here to test (its cases are skipped), if it is not. */
   missing?: string
 }
@@ -72,6 +75,7 @@ const SERVERS: ServerUnderTest[] = [
       return [join(BIN, 'mcp-server-filesystem'), dir]
     },
     call: { tool: 'read_text_file', arguments: { path: 'note.txt' }, expect: 'a note behind the gateway' },
+    roots: { tool: 'list_allowed_directories' },
   },
   {
     name: 'a Python server (standard library only)',
@@ -97,10 +101,15 @@ function textOf(result: unknown): string {
   return ((result as ToolResult).content ?? []).map((part) => part.text ?? '').join('\n')
 }
 
-/** An SDK v2 client that declares sampling and answers every sampling request with SAMPLED. */
-function samplingClient(name: string, mode: VersionNegotiationMode = 'legacy'): Client {
-  const client = new Client({ name, version: '2.4.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode } })
+/**
+ * An SDK v2 client that declares sampling and answers every sampling request with SAMPLED; given
+ * `roots` (directories), it declares roots too and answers roots/list with them.
+ */
+function samplingClient(name: string, mode: VersionNegotiationMode = 'legacy', roots?: string[]): Client {
+  const capabilities = roots === undefined ? { sampling: {} } : { sampling: {}, roots: {} }
+  const client = new Client({ name, version: '2.4.0' }, { capabilities, versionNegotiation: { mode } })
   client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: SAMPLED } }))
+  if (roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }))
   return client
 }
 
@@ -114,16 +123,22 @@ async function sdkClientSignedIn(
   mcpUrl: URL,
   who: GatewayAccount,
   clientName: string,
-  mode: VersionNegotiationMode = 'legacy',
+  options: { mode?: VersionNegotiationMode; roots?: string[]; getStreamDelayMs?: number } = {},
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; clientId: string }> {
   const redirectUri = `http://127.0.0.1:${await freePort()}/callback`
   const provider = new MemoryProvider({ redirectUri, clientName })
-  const client = samplingClient(clientName, mode)
+  const client = samplingClient(clientName, options.mode, options.roots)
   const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
   await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError)
   const { callback } = await formLogin(provider.authorizationUrls[0]!, { ...who, redirectUri })
   await first.finishAuth(callback.searchParams)
-  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  const delay = options.getStreamDelayMs
+  // a client may open its standalone GET stream a while after initialized (or never)
+  const later: typeof fetch = async (input, init) => {
+    if (delay !== undefined && (init?.method ?? 'GET') === 'GET') await new Promise((resolve) => setTimeout(resolve, delay))
+    return fetch(input, init)
+  }
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: later })
   await client.connect(transport)
   return { client, transport, clientId: provider.clientInformation()!.client_id }
 }
@@ -164,7 +179,7 @@ async function useEverything(client: Client, server: ServerUnderTest): Promise<v
 }
 
 for (const server of SERVERS) {
-  describe.skipIf(server.missing !== undefined)(`mcp-auth gateway -- ${server.name}`, () => {
+  describe.skipIf(server.missing !== undefined)(`mcp-auth gateway -- ${server.name}${server.missing === undefined ? '' : ` (skipped: ${server.missing})`}`, () => {
     let gateway: Awaited<ReturnType<typeof startGateway>>
     let dir: string
     let mcpUrl: string
@@ -191,6 +206,33 @@ for (const server of SERVERS) {
         await client.close()
       }
     }, 60_000)
+
+    // Known failure, kept as `fails` so that it turns red, and is flipped, once fixed. The child
+    // sends roots/list as soon as it gets notifications/initialized (server-filesystem does, at
+    // oninitialized), and the session's transport sends a message that belongs to no POST on the
+    // standalone GET stream "else nowhere": when the client opens its GET stream later (here 1 s
+    // later) and has no request in flight meanwhile (with one, the gateway attributes the child's
+    // request to it and it travels on that POST's stream), the request is lost and the child waits
+    // for an answer that never comes. Without the delays it is a race, lost about one run in two. Seen: the child's stdout
+    // `{"method":"roots/list","jsonrpc":"2.0","id":0}`; GET /mcp → 200 text/event-stream carrying
+    // only `retry: 1000`; list_allowed_directories keeps naming the directory from the command line.
+    it.skipIf(server.roots === undefined).fails(
+      "answers the child's roots/list request sent before the client opened its GET stream (fails: such a request is lost)",
+      async () => {
+        const root = join(dir, 'root from the client')
+        await mkdir(root)
+        const { client } = await sdkClientSignedIn(new URL(mcpUrl), ADA, 'sdk v2 with roots', { roots: [root], getStreamDelayMs: 1_000 })
+        try {
+          // nothing in flight while the child asks (it does at once after initialized)
+          await new Promise((resolve) => setTimeout(resolve, 1_000))
+          // once the client answered, the server works in its root; the answer arrives on its own time
+          await expect.poll(async () => textOf(await client.callTool({ name: server.roots!.tool, arguments: {} })), { timeout: 4_000 }).toContain(root)
+        } finally {
+          await client.close()
+        }
+      },
+      60_000,
+    )
 
     it('serves mcp-remote after its browser login: initialize, tools, a call, resources, prompts and a sampling round trip through its stdio', async () => {
       const configDir = join(dir, 'mcp-remote')
@@ -292,9 +334,9 @@ describe('mcp-auth gateway -- server-everything: two principals', () => {
     it(`gives two accounts, and one account through two clients, children of their own (${kind})`, async () => {
       const mcpUrl = new URL(`${gateway.origin}/mcp`)
       const signedIn = [
-        await sdkClientSignedIn(mcpUrl, ADA, 'ada first client', mode),
-        await sdkClientSignedIn(mcpUrl, BOB, 'bob client', mode),
-        await sdkClientSignedIn(mcpUrl, ADA, 'ada second client', mode),
+        await sdkClientSignedIn(mcpUrl, ADA, 'ada first client', { mode }),
+        await sdkClientSignedIn(mcpUrl, BOB, 'bob client', { mode }),
+        await sdkClientSignedIn(mcpUrl, ADA, 'ada second client', { mode }),
       ]
       try {
         for (const { transport } of signedIn) {
