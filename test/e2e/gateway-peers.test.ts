@@ -7,7 +7,8 @@
  * desktop clients run; its browser hand-off driven in Chromium) and our own CLI (`mcp-auth login`,
  * then `tools`, `call`, and a stdio host through `mcp-auth proxy`). Each peer lists and calls
  * tools, reads resources and gets prompts where the server has them, and answers the child's
- * sampling request on its stateful session. Two principals get two children: their environments
+ * sampling request on its stateful session (the SDK v2 client, also behind `mcp-auth proxy`,
+ * answers elicitation too). Two principals get two children: their environments
  * differ. The Python server's cases run once test/fixtures/python-mcp-server/server.py is in the
  * checkout (they are skipped, and say why, until then).
  */
@@ -36,6 +37,8 @@ const BIN = join(REPO_ROOT, 'node_modules', '.bin')
 const PYTHON_SERVER = join(REPO_ROOT, 'test', 'fixtures', 'python-mcp-server', 'server.py')
 /** What the SDK v2 client's "model" answers to a sampling request. */
 const SAMPLED = 'Paris, said the client'
+/** What the SDK v2 client's "user" enters when asked (elicitation). */
+const ELICITED = 'Ada Lovelace'
 
 type Arguments = Record<string, unknown>
 type ToolResult = { content?: Array<{ type: string; text?: string }>; isError?: boolean }
@@ -53,6 +56,8 @@ interface ServerUnderTest {
   prompt?: { name: string; arguments?: Record<string, string>; expect: string }
   /** A tool that sends sampling/createMessage to the client; its result contains the client's answer. */
   sampling?: { tool: string; arguments: Arguments }
+  /** A tool that sends elicitation/create to the client; its result contains the name the client entered. */
+  elicitation?: { tool: string; arguments: Arguments }
   /** A tool whose result names the roots the client answered roots/list with (the server asks at initialize). */
   roots?: { tool: string }
   /** Why the server is not here to test (its cases are skipped), if it is not. */
@@ -67,6 +72,7 @@ const SERVERS: ServerUnderTest[] = [
     resource: {},
     prompt: { name: 'simple-prompt', expect: 'simple prompt' },
     sampling: { tool: 'trigger-sampling-request', arguments: { prompt: 'the capital of France?' } },
+    elicitation: { tool: 'trigger-elicitation-request', arguments: {} },
   },
   {
     name: 'server-filesystem (npm)',
@@ -102,13 +108,15 @@ function textOf(result: unknown): string {
 }
 
 /**
- * An SDK v2 client that declares sampling and answers every sampling request with SAMPLED; given
+ * An SDK v2 client that declares sampling and elicitation and answers every sampling request with
+ * SAMPLED and every elicitation with the name ELICITED; given
  * `roots` (directories), it declares roots too and answers roots/list with them.
  */
 function samplingClient(name: string, mode: VersionNegotiationMode = 'legacy', roots?: string[]): Client {
-  const capabilities = roots === undefined ? { sampling: {} } : { sampling: {}, roots: {} }
+  const capabilities = roots === undefined ? { sampling: {}, elicitation: {} } : { sampling: {}, elicitation: {}, roots: {} }
   const client = new Client({ name, version: '2.4.0' }, { capabilities, versionNegotiation: { mode } })
   client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: SAMPLED } }))
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: ELICITED } }))
   if (roots !== undefined) client.setRequestHandler('roots/list', async () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }))
   return client
 }
@@ -145,8 +153,8 @@ async function sdkClientSignedIn(
 
 /**
  * What a host does with a server through the gateway: tools/list and a tools/call, resources
- * (list + read) and prompts (list + get) where the server has them, and the server's sampling
- * request answered by `client` (its answer comes back in the tool's result).
+ * (list + read) and prompts (list + get) where the server has them, and the server's sampling and
+ * elicitation requests answered by `client` (its answers come back in the tools' results).
  */
 async function useEverything(client: Client, server: ServerUnderTest): Promise<void> {
   const { tools } = await client.listTools()
@@ -176,6 +184,13 @@ async function useEverything(client: Client, server: ServerUnderTest): Promise<v
     expect(sampled.isError, textOf(sampled)).toBeFalsy()
     expect(textOf(sampled)).toContain(SAMPLED)
   }
+  if (server.elicitation !== undefined) {
+    // the child asks the user (the client) for input, and reports what was entered
+    expect(tools.map((tool) => tool.name)).toContain(server.elicitation.tool)
+    const elicited = await client.callTool({ name: server.elicitation.tool, arguments: server.elicitation.arguments })
+    expect(elicited.isError, textOf(elicited)).toBeFalsy()
+    expect(textOf(elicited)).toContain(`Name: ${ELICITED}`)
+  }
 }
 
 for (const server of SERVERS) {
@@ -196,7 +211,7 @@ for (const server of SERVERS) {
       if (dir !== undefined) await rm(dir, { recursive: true, force: true })
     })
 
-    it('serves the SDK v2 client after its login: tools, a call, resources, prompts and a sampling round trip on its session', async () => {
+    it('serves the SDK v2 client after its login: tools, a call, resources, prompts, sampling and elicitation round trips on its session', async () => {
       const { client, transport } = await sdkClientSignedIn(new URL(mcpUrl), ADA, 'sdk v2 through the gateway')
       try {
         // a stateful session: the gateway gave it a session id (and the session its own child)
