@@ -9,10 +9,8 @@
  * tools, reads resources and gets prompts where the server has them, and answers the child's
  * sampling request on its stateful session (the SDK v2 client, also behind `mcp-auth proxy`,
  * answers elicitation too). Two principals get two children: their environments
- * differ. The Python server's cases run once test/fixtures/python-mcp-server/server.py is in the
- * checkout (they are skipped, and say why, until then).
+ * differ.
  */
-import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -60,8 +58,6 @@ interface ServerUnderTest {
   elicitation?: { tool: string; arguments: Arguments }
   /** A tool whose result names the roots the client answered roots/list with (the server asks at initialize). */
   roots?: { tool: string }
-  /** Why the server is not here to test (its cases are skipped), if it is not. */
-  missing?: string
 }
 
 const SERVERS: ServerUnderTest[] = [
@@ -90,7 +86,6 @@ const SERVERS: ServerUnderTest[] = [
     resource: { uri: 'memo://hello' },
     prompt: { name: 'greet', arguments: { name: 'Ada' }, expect: 'Say hello to Ada.' },
     sampling: { tool: 'ask', arguments: { question: 'the capital of France?' } },
-    ...(existsSync(PYTHON_SERVER) ? {} : { missing: `${PYTHON_SERVER} is not in this checkout yet` }),
   },
 ]
 
@@ -194,7 +189,7 @@ async function useEverything(client: Client, server: ServerUnderTest): Promise<v
 }
 
 for (const server of SERVERS) {
-  describe.skipIf(server.missing !== undefined)(`mcp-auth gateway -- ${server.name}${server.missing === undefined ? '' : ` (skipped: ${server.missing})`}`, () => {
+  describe(`mcp-auth gateway -- ${server.name}`, () => {
     let gateway: Awaited<ReturnType<typeof startGateway>>
     let dir: string
     let mcpUrl: string
@@ -222,17 +217,14 @@ for (const server of SERVERS) {
       }
     }, 60_000)
 
-    // Known failure, kept as `fails` so that it turns red, and is flipped, once fixed. The child
-    // sends roots/list as soon as it gets notifications/initialized (server-filesystem does, at
-    // oninitialized), and the session's transport sends a message that belongs to no POST on the
-    // standalone GET stream "else nowhere": when the client opens its GET stream later (here 1 s
-    // later) and has no request in flight meanwhile (with one, the gateway attributes the child's
-    // request to it and it travels on that POST's stream), the request is lost and the child waits
-    // for an answer that never comes. Without the delays it is a race, lost about one run in two. Seen: the child's stdout
-    // `{"method":"roots/list","jsonrpc":"2.0","id":0}`; GET /mcp → 200 text/event-stream carrying
-    // only `retry: 1000`; list_allowed_directories keeps naming the directory from the command line.
-    it.skipIf(server.roots === undefined).fails(
-      "answers the child's roots/list request sent before the client opened its GET stream (fails: such a request is lost)",
+    // The child sends roots/list as soon as it gets notifications/initialized (server-filesystem
+    // does, at oninitialized), before the client opens its GET stream (here 1 s later) and with no
+    // request in flight: the session keeps the request for the GET stream, which delivers it when
+    // the client opens it (it was lost before: seen `{"method":"roots/list","jsonrpc":"2.0","id":0}`
+    // on the child's stdout and a GET stream carrying only `retry: 1000`).
+    const itWithRoots = server.roots === undefined ? () => {} : it
+    itWithRoots(
+      "answers the child's roots/list request sent before the client opened its GET stream",
       async () => {
         const root = join(dir, 'root from the client')
         await mkdir(root)
