@@ -224,7 +224,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await Promise.all(mcps.map((app) => app.close()))
       await as.close()
       // ours to end (its shared notifications with it); a server passed in is its owner's
-      if (options.server === undefined && options.host === undefined) await (server as McpServer).close()
+      if (options.server === undefined && options.host === undefined && options.hosts === undefined) await (server as McpServer).close()
       // the last answers' events reach Redis before the connection goes
       await shared?.eventStore.flushed()
       await redis?.close()

@@ -165,8 +165,31 @@ describe('several servers behind one gateway', () => {
     expect(response.status).toBe(200)
     const reader = response.body!.getReader()
     let text = ''
-    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value)
-    expect(text).toMatch(/event: endpoint\ndata: \/b\/messages\?sessionId=/)
+    const readUntil = async (part: string): Promise<void> => {
+      while (!text.includes(part)) {
+        const { done, value } = await reader.read()
+        if (done) throw new Error(`the stream ended before ${part}: ${text}`)
+        text += new TextDecoder().decode(value)
+      }
+    }
+    await readUntil('\n\n')
+    const endpoint = /event: endpoint\ndata: (\/b\/messages\?sessionId=\S+)/.exec(text)?.[1]
+    expect(endpoint).toBeDefined()
+    // the client posts there, and b's session takes it (a session unknown there would be 404)
+    const posted = await fetch(`${origin}${endpoint}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } } }),
+    })
+    expect(posted.status).toBe(202)
+    await posted.body?.cancel()
+    const elsewhere = await fetch(`${origin}${endpoint!.replace('/b/', '/a/')}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+    expect(elsewhere.status).not.toBe(202)
+    await elsewhere.body?.cancel()
     controller.abort()
   })
 })
