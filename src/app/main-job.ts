@@ -10,7 +10,11 @@ import type { SessionHost } from '../session-host/session-host.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { homePageMiddleware } from './home-page-middleware.js'
+import { prefixRouter } from './prefix-router.js'
+import { type ProtectedResourceSpec, protectedResourceInput } from './protected-resource-input.js'
 import type { ProtectedMcpApp } from './protected-mcp-app.js'
+
+export type { ProtectedResourceSpec } from './protected-resource-input.js'
 
 const m = defaults.mainJob
 
@@ -42,6 +46,12 @@ export interface MainJobOptions {
   host?: SessionHost
   /** The protected MCP server's resource: its name, description and scopes (default: the demo's). */
   resource?: ProtectedResourceSpec
+  /**
+   * Several session hosts on the origin instead of one (the gateway's `servers`), each at
+   * `${origin}${prefix}/mcp` (with `/sse` and `/rest` under the prefix) as a resource of its own;
+   * the first is the default resource and the home page's. The caller owns the hosts.
+   */
+  hosts?: readonly MainJobHost[]
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
   onError?: (error: Error) => void
   /**
@@ -60,22 +70,20 @@ export interface MainJobOptions {
   docsUrl?: string
 }
 
-/** What the authorization server and the consent page say of the protected MCP server, and its scopes. */
-export interface ProtectedResourceSpec {
-  name: string
-  description?: string
-  /** Scopes the resource offers (its metadata's `scopes_supported`). */
-  scopes: readonly string[]
-  /** Scopes every request needs (and a token gets by default). */
-  requiredScopes: readonly string[]
-  /** Extra scopes per tool (a call without them gets 403 insufficient_scope naming them). */
-  toolScopes?: Readonly<Record<string, readonly string[]>>
+/** One of several session hosts a main job serves, under its own path prefix. */
+export interface MainJobHost {
+  /** `/<name>`: its routes are `${prefix}/mcp`, `${prefix}/sse`, `${prefix}/messages`, `${prefix}/rest`. */
+  prefix: string
+  host: SessionHost
+  resource: ProtectedResourceSpec
 }
 
 export interface MainJob {
   readonly origin: string
   readonly as: AuthorizationServer
   readonly mcp: ProtectedMcpApp
+  /** Every protected MCP app, `mcp` first (one per host of `hosts`). */
+  readonly mcps: readonly ProtectedMcpApp[]
   /** node:http handler for the whole origin: the authorization server and the protected MCP server. */
   readonly handler: RequestListener
   /** The demo account's password, when this start created the account. */
@@ -126,18 +134,13 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     requiredScopes: m.requiredScopes,
     toolScopes: m.toolScopes,
   }
-  const demoResource: ResourceInput = {
-    uri: `${origin}${defaults.streamableHttp.path}`,
-    scopes: [...spec.scopes],
-    defaultScopes: [...spec.requiredScopes],
-    name: spec.name,
-    ...(spec.description !== undefined ? { description: spec.description } : {}),
-  }
-  // the MCP server refuses Bearer tokens: the authorization server issues it none (issue 27, item 3)
-  if (options.dpop?.required === true) demoResource.requireDpop = true
-  // `/sse` and `/rest` are the same server: tokens for them, and one login for all three (issue 28, item 2)
-  demoResource.aliases = [`${origin}${defaults.legacySse.ssePath}`, `${origin}${defaults.statelessJson.path}`]
-  const demoIdentifiers = new Set([demoResource.uri, ...demoResource.aliases])
+  if (options.hosts !== undefined && (options.hosts.length === 0 || options.host !== undefined || options.server !== undefined))
+    throw new TypeError('createMainJob: `hosts` is one or more session hosts, instead of `host` or `server`')
+  // what is served, each under its prefix: the hosts given, or the one server at the root
+  const mounts = options.hosts ?? [{ prefix: '', host: undefined, resource: spec }]
+  const served = mounts.map((mount) => protectedResourceInput(origin, mount.prefix, mount.resource, options.dpop?.required === true))
+  const demoResource = served[0]!
+  const demoIdentifiers = new Set(served.flatMap((resource) => [resource.uri, ...(resource.aliases ?? [])]))
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
   const as = await createAuthorizationServer({
     ...config,
@@ -146,7 +149,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     ...(redis !== undefined ? { redis } : {}),
     ...(options.trustProxy === true ? { trustProxy: true } : {}),
     // the demo's own resource first (the default for requests that name none), then the others
-    resources: [demoResource, ...extra.filter((resource, i) => !demoIdentifiers.has(resource.uri) && extra.findIndex((other) => other.uri === resource.uri) === i)],
+    resources: [...served, ...extra.filter((resource, i) => !demoIdentifiers.has(resource.uri) && extra.findIndex((other) => other.uri === resource.uri) === i)],
   })
   if (options.onError !== undefined) {
     const report = options.onError
@@ -156,55 +159,72 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const { demoPassword, demo, demoPasswordChange } = await demoAccount(as, options, redis !== undefined)
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
-  const server = options.host ?? options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
-  if (options.onError !== undefined && options.host === undefined) (server as McpServer).onerror = options.onError
+  const server = options.hosts?.[0]?.host ?? options.host ?? options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
+  if (options.onError !== undefined && options.host === undefined && options.hosts === undefined) (server as McpServer).onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../redis/mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds
-  if (shared !== undefined && options.host === undefined) await (server as McpServer).shareNotifications(shared.bus)
-  const mcp = createProtectedMcpApp(server, {
-    host: '127.0.0.1',
-    // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
-    allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
-    ...(shared ?? {}),
-    origin,
-    issuer: as.issuer,
-    scopesSupported: [...spec.scopes],
-    requiredScopes: [...spec.requiredScopes],
-    ...(spec.toolScopes !== undefined ? { toolScopes: spec.toolScopes } : {}),
-    resourceName: spec.name,
-    // Same process as the authorization server: a revoked grant's JWTs are refused at once.
-    checkRevocation: as.revocationCheck,
-    requireDpop: options.dpop?.required === true,
-    dpop: await dpopOptions(options, as, redis),
-    // `/`: what this server is and where everything is (issue 28, item 13)
-    middleware: [
-      homePageMiddleware({
-        origin,
-        resource: demoResource.uri,
-        ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
-        // the operator's product name, logo and colours, as on the authorization server's pages
-        ...(config.branding !== undefined ? { branding: config.branding } : {}),
-      }),
-      as.middleware,
-    ],
-    // the authorization server's per-address limits read the client's address through this app
-    ...(options.trustProxy === true ? { trustProxy: true } : {}),
-  })
+  if (shared !== undefined && options.host === undefined && options.hosts === undefined) await (server as McpServer).shareNotifications(shared.bus)
+  const dpop = await dpopOptions(options, as, redis)
+  const mcps = mounts.map((mount, i) =>
+    createProtectedMcpApp(mount.host ?? server, {
+      ...(mount.prefix !== '' ? { prefix: mount.prefix } : {}),
+      host: '127.0.0.1',
+      // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
+      allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
+      ...(shared ?? {}),
+      origin,
+      issuer: as.issuer,
+      scopesSupported: [...mount.resource.scopes],
+      requiredScopes: [...mount.resource.requiredScopes],
+      ...(mount.resource.toolScopes !== undefined ? { toolScopes: mount.resource.toolScopes } : {}),
+      resourceName: mount.resource.name,
+      // Same process as the authorization server: a revoked grant's JWTs are refused at once.
+      checkRevocation: as.revocationCheck,
+      requireDpop: options.dpop?.required === true,
+      dpop,
+      // `/`: what this server is and where everything is (issue 28, item 13); the first app serves
+      // every path no server's prefix claims
+      ...(i > 0
+        ? {}
+        : {
+            middleware: [
+              homePageMiddleware({
+                origin,
+                resource: demoResource.uri,
+                ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
+                // the operator's product name, logo and colours, as on the authorization server's pages
+                ...(config.branding !== undefined ? { branding: config.branding } : {}),
+              }),
+              as.middleware,
+            ],
+          }),
+      // the authorization server's per-address limits read the client's address through this app
+      ...(options.trustProxy === true ? { trustProxy: true } : {}),
+    }),
+  )
+  const mcp = mcps[0]!
   return {
     origin,
     as,
     mcp,
-    handler: mcp.handler,
+    mcps,
+    handler:
+      options.hosts === undefined
+        ? mcp.handler
+        : prefixRouter(
+            mounts.map((mount, i) => ({ prefix: mount.prefix, handler: mcps[i]!.handler })),
+            mcp.handler,
+          ),
     ...(demoPassword !== undefined ? { demoPassword } : {}),
     demo,
     ...(demoPasswordChange !== undefined ? { demoPasswordChange } : {}),
     health: () => as.health(),
     async close() {
-      await mcp.close()
+      await Promise.all(mcps.map((app) => app.close()))
       await as.close()
       // ours to end (its shared notifications with it); a server passed in is its owner's
-      if (options.server === undefined && options.host === undefined) await (server as McpServer).close()
+      if (options.server === undefined && options.host === undefined && options.hosts === undefined) await (server as McpServer).close()
       // the last answers' events reach Redis before the connection goes
       await shared?.eventStore.flushed()
       await redis?.close()

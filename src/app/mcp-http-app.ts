@@ -16,9 +16,15 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
   allowedHosts?: readonly string[]
   path?: string
   /**
+   * Put before every route (`${prefix}/mcp`, `${prefix}/sse`, `${prefix}/messages`, `${prefix}/rest`):
+   * several servers on one origin (the gateway's `/<name>/mcp`). Default '' (none); when given,
+   * it starts with `/` and does not end with one.
+   */
+  prefix?: string
+  /**
    * Wraps every MCP route (Streamable HTTP, HTTP+SSE stream and messages, stateless JSON), e.g.
    * with the bearer check. The Koa app and the raw handler both go through the wrapped routes.
-   * `path` is the route's own (`/messages` for the HTTP+SSE messages).
+   * `path` is the route's own, without the prefix (`/messages` for the HTTP+SSE messages).
    */
   wrapRoute?: (route: McpRoute, path: string) => McpRoute
   /** Koa middleware for everything that is not an MCP route (e.g. the authorization server). */
@@ -63,9 +69,12 @@ export function createMcpHttpApp(server: SessionHost, options: McpHttpAppOptions
   const streamable = new StreamableHttpHandler(server, { ...options, allowedHosts })
   // one body limit for every transport of the app
   const policy = { allowedHosts, allowedOrigins: options.allowedOrigins, ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }) }
+  const prefix = options.prefix ?? ''
+  if (prefix !== '' && !/^\/[^/?#]+(?:\/[^/?#]+)*$/.test(prefix)) throw new TypeError(`prefix ${JSON.stringify(prefix)}: starts with / and does not end with one`)
   const legacySse = new LegacySseHandler(server, {
     ...policy,
-    messagesPath: defaults.legacySse.messagesPath,
+    // the endpoint event names it: the client posts there
+    messagesPath: `${prefix}${defaults.legacySse.messagesPath}`,
     ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
     ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
     ...(options.maxSessionsPerPrincipal === undefined ? {} : { maxSessionsPerPrincipal: options.maxSessionsPerPrincipal }),
@@ -75,10 +84,10 @@ export function createMcpHttpApp(server: SessionHost, options: McpHttpAppOptions
   const path = options.path ?? defaults.streamableHttp.path
   const { ssePath, messagesPath } = defaults.legacySse
   const routes = new Map<string, McpRoute>([
-    [path, wrap((req, res, body) => streamable.handle(req, res, body), path)],
-    [ssePath, wrap((req, res) => legacySse.handleStream(req, res), ssePath)],
-    [messagesPath, wrap((req, res, body) => legacySse.handleMessage(req, res, body), messagesPath)],
-    [defaults.statelessJson.path, wrap((req, res, body) => statelessJson.handle(req, res, body), defaults.statelessJson.path)],
+    [`${prefix}${path}`, wrap((req, res, body) => streamable.handle(req, res, body), path)],
+    [`${prefix}${ssePath}`, wrap((req, res) => legacySse.handleStream(req, res), ssePath)],
+    [`${prefix}${messagesPath}`, wrap((req, res, body) => legacySse.handleMessage(req, res, body), messagesPath)],
+    [`${prefix}${defaults.statelessJson.path}`, wrap((req, res, body) => statelessJson.handle(req, res, body), defaults.statelessJson.path)],
   ])
   const before = options.before
   let app: Koa | undefined

@@ -11,7 +11,7 @@ import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp
 import { protectMcpHandler } from '../auth/resource/protect-mcp-handler.js'
 
 export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRoute' | 'before'> {
-  /** The public origin of this server (e.g. http://localhost:4000); the resource is `${origin}${path}`. */
+  /** The public origin of this server (e.g. http://localhost:4000); the resource is `${origin}${prefix}${path}`. */
   origin: string
   /** Issuer identifier of the authorization server whose tokens are accepted. */
   issuer: string
@@ -31,9 +31,11 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   requireDpop?: boolean
 }
 
+const ROOT_METADATA_PATH = '/.well-known/oauth-protected-resource'
+
 /** What {@link createProtectedMcpApp} returns beside the app. */
 export interface ProtectedMcpApp extends McpHttpApp {
-  /** The main endpoint's resource identifier (`${origin}${path}`): what the root metadata describes. */
+  /** The main endpoint's resource identifier (`${origin}${prefix}${path}`): what the root metadata describes (none under a prefix). */
   resource: string
   /**
    * Every protected endpoint's identifier, the main one first (`/mcp`, `/sse`, `/rest`): each has
@@ -53,13 +55,15 @@ export interface ProtectedMcpApp extends McpHttpApp {
  */
 export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcpAppOptions): ProtectedMcpApp {
   const path = options.path ?? defaults.streamableHttp.path
-  const resource = canonicalResourceUri(`${options.origin}${path}`)
-  // the route of each identifier; `/messages` belongs to the `/sse` transport
+  // several servers on one origin: each its own identifiers under its prefix (`${origin}/<name>/mcp`)
+  const base = `${options.origin}${options.prefix ?? ''}`
+  const resource = canonicalResourceUri(`${base}${path}`)
+  // the route of each identifier (routes as the app names them, without the prefix); `/messages` belongs to the `/sse` transport
   const endpointOf = new Map([
     [path, resource],
-    [defaults.legacySse.ssePath, canonicalResourceUri(`${options.origin}${defaults.legacySse.ssePath}`)],
-    [defaults.legacySse.messagesPath, canonicalResourceUri(`${options.origin}${defaults.legacySse.ssePath}`)],
-    [defaults.statelessJson.path, canonicalResourceUri(`${options.origin}${defaults.statelessJson.path}`)],
+    [defaults.legacySse.ssePath, canonicalResourceUri(`${base}${defaults.legacySse.ssePath}`)],
+    [defaults.legacySse.messagesPath, canonicalResourceUri(`${base}${defaults.legacySse.ssePath}`)],
+    [defaults.statelessJson.path, canonicalResourceUri(`${base}${defaults.statelessJson.path}`)],
   ])
   const resources = [...new Set(endpointOf.values())]
   const jwt =
@@ -111,7 +115,9 @@ export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcp
   const app = createMcpHttpApp(server, {
     ...httpOptions,
     wrapRoute: (route, routePath) => protectMcpHandler(auths.get(endpointOf.get(routePath) ?? resource) ?? auth, route, { maxBodyBytes }),
-    before: (req: IncomingMessage, res: ServerResponse, requestPath: string) => metadata(req, res, requestPath),
+    // under a prefix the root document is not this server's alone: it serves its path-inserted ones only
+    before: (req: IncomingMessage, res: ServerResponse, requestPath: string) =>
+      (options.prefix === undefined || options.prefix === '' || requestPath !== ROOT_METADATA_PATH) && metadata(req, res, requestPath),
   })
   // assign, not spread: a spread would read `app` and load Koa for a server that never needs it
   return Object.assign(app, { resource, resources, warm: async () => jwt?.warm() })

@@ -19,6 +19,7 @@ export const gatewayCommand: Command = {
   usage: `
 Usage: mcp-auth gateway [options] -- <command> [args...]
        mcp-auth gateway [options] --upstream URL
+       mcp-auth gateway [options] --servers FILE
 
 Serves the stdio MCP server <command> on http://${m.publicHost}:<port>/mcp (Streamable HTTP, every
 protocol revision, 2026-07-28 included, whatever revision the server speaks), /sse and /rest,
@@ -32,6 +33,12 @@ session gets its own child, started at initialize and ended with the session; st
 learns whom it serves from MCP_AUTH_SUBJECT, MCP_AUTH_CLIENT_ID and MCP_AUTH_SCOPE, plus the values
 set for its subject with mcp-auth user-env. --shared runs one child for everyone instead.
 
+Several servers: --servers FILE (JSON, see config/gateway-servers.example.json) serves each of its
+servers at /<name>/mcp (and /<name>/sse, /<name>/rest), a resource of its own with its own scopes,
+all on one authorization server: a client signs in once for all of them. Each server's command,
+args, env, cwd, scopes, toolScopes, shared and name are in the file (not --name, --scopes,
+--tool-scope, --shared, --env or --cwd).
+
 Options:
   --port PORT          port (default: the PORT variable, else ${m.port}; 0 for an ephemeral one)
   --data-dir DIR       data directory (default ${defaults.storage.dataDir})
@@ -40,6 +47,7 @@ Options:
   --name NAME          the server's name on the consent page and in its metadata
   --scopes "S ..."     scopes every request needs (default: ${defaults.authServer.resourceScopes.join(' ')})
   --tool-scope T=S     tool T needs scope S too (repeatable; a call without it gets 403 insufficient_scope)
+  --servers FILE       several stdio servers, each at /<name>/mcp (instead of -- <command>)
   --shared             one child for everyone, for servers that keep no per-user state (the child's
                        sampling, elicitation and roots requests and its log messages are refused or dropped)
   --env NAME           pass our environment variable NAME to every child (repeatable; by default a
@@ -77,6 +85,7 @@ More: docs/gateway.md.
     name: { type: 'string' },
     scopes: { type: 'string' },
     'tool-scope': { type: 'string', multiple: true },
+    servers: { type: 'string' },
     shared: { type: 'boolean' },
     env: { type: 'string', multiple: true },
     cwd: { type: 'string' },
@@ -98,10 +107,17 @@ More: docs/gateway.md.
   allowPositionals: true,
   async run(values, positionals) {
     const [command, ...args] = positionals
+    const serversFile = values.servers as string | undefined
+    if (serversFile !== undefined) {
+      if (command !== undefined || values.upstream !== undefined) throw new UsageError('give one of --servers FILE, --upstream URL or -- <command>')
+      const single = ['name', 'scopes', 'tool-scope', 'shared', 'env', 'cwd'].find((option) => values[option] !== undefined)
+      if (single !== undefined) throw new UsageError(`--${single} is set per server in the --servers file`)
+    }
     const upstream = upstreamChoice(values, command !== undefined)
-    if (command === undefined && upstream === undefined) {
+    const fileServers = serversFile === undefined ? undefined : await (await import('../gateway-servers-file.js')).readGatewayServersFile(serversFile)
+    if (command === undefined && upstream === undefined && fileServers === undefined) {
       throw new UsageError(
-        'name the MCP server to run after --, e.g. mcp-auth gateway -- npx -y @modelcontextprotocol/server-everything (or front an HTTP one with --upstream URL)',
+        'name the MCP server to run after --, e.g. mcp-auth gateway -- npx -y @modelcontextprotocol/server-everything (or front an HTTP one with --upstream URL, or several with --servers FILE)',
       )
     }
     const port = parsePort(values.port ?? process.env['PORT'], m.port)
@@ -135,14 +151,18 @@ More: docs/gateway.md.
       origin,
       dataDir,
       config: file as AuthorizationServerOptions,
-      ...(upstream !== undefined ? { upstream } : { child: { command: command!, args, env, ...(typeof values.cwd === 'string' ? { cwd: values.cwd } : {}) } }),
+      ...(fileServers !== undefined
+        ? { servers: fileServers }
+        : {
+            ...(upstream !== undefined ? { upstream } : { child: { command: command!, args, env, ...(typeof values.cwd === 'string' ? { cwd: values.cwd } : {}) } }),
+            resource: {
+              ...(typeof values.name === 'string' ? { name: values.name } : {}),
+              scopes,
+              requiredScopes,
+              ...(Object.keys(toolScopes).length > 0 ? { toolScopes } : {}),
+            },
+          }),
       ...(authServer !== undefined ? { authServer } : {}),
-      resource: {
-        ...(typeof values.name === 'string' ? { name: values.name } : {}),
-        scopes,
-        requiredScopes,
-        ...(Object.keys(toolScopes).length > 0 ? { toolScopes } : {}),
-      },
       ...(values.shared === true ? { shared: true } : {}),
       children: {
         ...positive(values, 'max-children', 'maxChildren', 1),
@@ -172,16 +192,26 @@ More: docs/gateway.md.
         () => undefined,
       )
     }
-    await job.mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`))
+    await Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())).catch((error: Error) =>
+      process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`),
+    )
     await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
     process.stdout.write(
       [
         '',
-        `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
-        `  Serving             ${upstream !== undefined ? `${upstream.url}   (an upstream session per session or principal; principal JWT in ${upstream.header ?? g.upstreamHeader})` : [command, ...args].join(' ')}${upstream !== undefined ? '' : values.shared === true ? '   (one child for everyone: --shared)' : '   (a child per session, one per stateless principal)'}`,
+        ...(fileServers === undefined
+          ? [
+              `  MCP endpoint        ${origin}/mcp   (also /sse and /rest; bearer tokens required)`,
+              `  Serving             ${upstream !== undefined ? `${upstream.url}   (an upstream session per session or principal; principal JWT in ${upstream.header ?? g.upstreamHeader})` : [command, ...args].join(' ')}${upstream !== undefined ? '' : values.shared === true ? '   (one child for everyone: --shared)' : '   (a child per session, one per stateless principal)'}`,
+            ]
+          : fileServers.flatMap((server) => [
+              `  MCP endpoint        ${origin}/${server.name}/mcp   (also /${server.name}/sse and /${server.name}/rest)`,
+              `    serving           ${[server.child.command, ...(server.child.args ?? [])].join(' ')}${server.shared === true ? '   (one child for everyone)' : ''}`,
+              `    metadata          ${origin}/.well-known/oauth-protected-resource/${server.name}/mcp`,
+            ])),
         `  Authorization       ${job.issuer}${job.as === undefined ? '   (another server: --auth-server)' : ''}`,
-        `  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`,
+        ...(fileServers === undefined ? [`  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`] : []),
         ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --data-dir ${dataDir}${redis === undefined ? ' (stop the gateway first)' : ''}`]),
         '',
       ].join('\n'),
