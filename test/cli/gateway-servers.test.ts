@@ -61,7 +61,7 @@ describe('mcp-auth gateway --servers', () => {
   it('refuses --servers with a command, or with an option set per server', async () => {
     const both = await runCli(['gateway', '--servers', file, '--', 'node', 'server.js'])
     expect(both.code).toBe(2)
-    expect(both.stderr).toContain('give --servers FILE or -- <command>, not both')
+    expect(both.stderr).toContain('give one of --servers FILE, --upstream URL or -- <command>')
     const scoped = await runCli(['gateway', '--servers', file, '--scopes', 'mcp'])
     expect(scoped.code).toBe(2)
     expect(scoped.stderr).toContain('--scopes is set per server in the --servers file')

@@ -212,7 +212,7 @@ describe('server names behind one gateway', () => {
     await expect(job([])).rejects.toThrow(/servers` is empty/)
   })
 
-  it('takes either one child or servers', async () => {
-    await expect(job([{ name: 'a', child }], { child })).rejects.toThrow(/either `child`/)
+  it('takes exactly one of child, upstream and servers', async () => {
+    await expect(job([{ name: 'a', child }], { child })).rejects.toThrow(/exactly one of `child`/)
   })
 })
