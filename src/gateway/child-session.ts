@@ -55,6 +55,8 @@ export class ChildSession implements HostedSession, ChildRoute {
 
   async connect(transport: Transport): Promise<void> {
     this.#transport = transport
+    // transports that deliver through the session's callback (the legacy HTTP+SSE pair)
+    transport.onmessage = (payload, extra) => this.receive(payload, extra)
     transport.onclose = () => void this.close()
     await transport.start()
   }

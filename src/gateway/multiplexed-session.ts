@@ -39,6 +39,8 @@ export class MultiplexedSession implements HostedSession, ChildRoute {
 
   async connect(transport: Transport): Promise<void> {
     this.#transport = transport
+    // transports that deliver through the session's callback (the legacy HTTP+SSE pair)
+    transport.onmessage = (payload, extra) => this.receive(payload, extra)
     transport.onclose = () => void this.close()
     await transport.start()
   }

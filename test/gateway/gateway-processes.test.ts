@@ -3,6 +3,8 @@
  * a stateless principal one long-lived child, idle children end, and the caps refuse clearly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { McpClient } from '../../src/client/index.js'
+import { SseClientTransport } from '../../src/transports/http-client/index.js'
 import { startGatewayStack, statelessRequest, type GatewayStack } from '../helpers/gateway-stack.js'
 
 const whoami = async (client: Awaited<ReturnType<GatewayStack['connect']>>) => {
@@ -194,5 +196,23 @@ describe("a child's request before the client opened its GET stream", () => {
     expect(answered.status).toBe(202)
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(((await call(3, 'last-sampled')).message.result as { content: Array<{ text: string }> }).content[0]!.text).toBe('kept')
+  })
+})
+
+describe('the legacy HTTP+SSE endpoint (/sse)', () => {
+  let stack: GatewayStack
+  beforeAll(async () => {
+    stack = await startGatewayStack()
+  })
+  afterAll(() => stack.stop())
+
+  it("serves a 2024-11-05 client's session from a child of its own", async () => {
+    const token = await stack.token()
+    const client = new McpClient({ name: 'legacy', version: '1' }, { protocolVersion: '2024-11-05', supportedProtocolVersions: ['2024-11-05'] })
+    await client.connect(new SseClientTransport(new URL(`${stack.origin}/sse`), { headers: { authorization: `Bearer ${token}` } }))
+    const result = await client.callTool({ name: 'echo', arguments: { message: 'over /sse' } })
+    expect((result.content[0] as { text: string }).text).toBe('echo: over /sse')
+    expect(stack.job.host.pool.size).toBe(1)
+    await client.close()
   })
 })
