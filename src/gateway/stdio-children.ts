@@ -36,6 +36,8 @@ export function stdioChildren(options: StdioChildrenOptions): ChildFactory {
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       env: { ...options.env, ...principalEnvironment(principal, values) },
       stderr: 'pipe',
+      // many callers' requests to one child: one pipe write per turn of the event loop
+      coalesceWrites: true,
       ...(options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {}),
     })
     const who = principal === undefined ? 'shared' : describePrincipal(principal)

@@ -26,6 +26,11 @@ export interface StdioClientTransportOptions {
   killGraceMs?: number
   /** Longest line accepted from the server. Default `defaults.stdio.maxLineBytes`. */
   maxLineBytes?: number
+  /**
+   * Send the messages of one turn of the event loop to the server in one write (see LineWriter):
+   * fewer system calls when many requests go to one server at once (the gateway). Default off.
+   */
+  coalesceWrites?: boolean
 }
 
 /** How the child ended: an exit code, or the signal that killed it. */
@@ -160,7 +165,7 @@ export class StdioClientTransport implements Transport {
 
   #attach(child: ChildProcess): void {
     const { stdin, stdout } = child as ChildProcess & { stdin: NonNullable<ChildProcess['stdin']>; stdout: NonNullable<ChildProcess['stdout']> }
-    this.#writer = new LineWriter(stdin)
+    this.#writer = new LineWriter(stdin, { coalesce: this.#options.coalesceWrites === true })
     const report = (error: Error) => {
       // a pipe breaking while we stop the child is expected
       if (this.#closing === undefined && this.#exitStatus === undefined) this.onerror?.(error)
