@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
+import { answerOf } from '../helpers/gateway-stack.js'
 import { TEST_SERVER } from '../helpers/paths.js'
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }
@@ -24,9 +25,7 @@ async function post(url: string, token: string, body: unknown, session?: string)
     },
     body: JSON.stringify(body),
   })
-  const text = await response.text()
-  const json = response.headers.get('content-type')?.startsWith('application/json') ? text : (text.split('\n').find((line) => line.startsWith('data: {'))?.slice(6) ?? '{}')
-  return { status: response.status, headers: response.headers, message: JSON.parse(json) }
+  return { status: response.status, headers: response.headers, message: await answerOf(response) }
 }
 
 describe('mcp-auth gateway -- <command>', () => {
@@ -40,7 +39,21 @@ describe('mcp-auth gateway -- <command>', () => {
     const added = await runCli(['clients', 'add', '--name', 'gw machine', '--grant-type', 'client_credentials', '--data-dir', dataDir])
     expect(added.code).toBe(0)
     client = { id: /client_id: (\S+)/.exec(added.stdout)![1]!, secret: /client_secret: (\S+)/.exec(added.stdout)![1]! }
-    gateway = await startCli(['gateway', '--port', '0', '--data-dir', dataDir, '--name', 'test tools', '--tool-scope', 'die=tools:admin', '--', process.execPath, TEST_SERVER, 'ok'])
+    gateway = await startCli([
+      'gateway',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--name',
+      'test tools',
+      '--tool-scope',
+      'die=tools:admin',
+      '--',
+      process.execPath,
+      TEST_SERVER,
+      'ok',
+    ])
     origin = new URL(gateway.url).origin
   })
   afterAll(async () => {
@@ -61,7 +74,11 @@ describe('mcp-auth gateway -- <command>', () => {
     const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>
     expect(metadata).toMatchObject({ resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: 'test tools' })
     expect(metadata.scopes_supported).toEqual(['mcp', 'tools:admin'])
-    const unauthenticated = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) })
+    const unauthenticated = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    })
     expect(unauthenticated.status).toBe(401)
     expect(unauthenticated.headers.get('www-authenticate')).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`)
   })
@@ -83,7 +100,7 @@ describe('mcp-auth gateway -- <command>', () => {
     expect(page.status).toBe(200)
   })
 
-  it("ends the children on SIGTERM (stdin closed, then SIGTERM, then SIGKILL) and exits 0", async () => {
+  it('ends the children on SIGTERM (stdin closed, then SIGTERM, then SIGKILL) and exits 0', async () => {
     const init = await post(`${origin}/mcp`, await token('mcp'), INITIALIZE)
     const session = init.headers.get('mcp-session-id')!
     const who = await post(`${origin}/mcp`, await token('mcp'), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'whoami', arguments: {} } }, session)

@@ -45,7 +45,12 @@ describe("docs/gateway.md's two commands", () => {
       const init = await fetch(`${origin}/mcp`, {
         method: 'POST',
         headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'doc', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'doc', version: '1' } },
+        }),
       })
       expect(await init.text()).toContain('"name":"mcp-servers/everything"')
     } finally {

@@ -88,14 +88,7 @@ export async function startGatewayStack(options: Partial<GatewayJobOptions> = {}
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
         body: JSON.stringify(body),
       })
-      const text = await response.text()
-      const json = response.headers.get('content-type')?.startsWith('application/json')
-        ? text
-        : (text
-            .split('\n')
-            .find((line) => line.startsWith('data: {'))
-            ?.slice(6) ?? '{}')
-      return { status: response.status, headers: response.headers, message: JSON.parse(json) as Record<string, unknown> }
+      return { status: response.status, headers: response.headers, message: await answerOf(response) }
     },
     async stop() {
       await job.close()
@@ -122,4 +115,12 @@ export function statelessRequest(id: number, method: string, params: Record<stri
     },
     headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name !== undefined ? { 'mcp-name': name } : {}) },
   }
+}
+
+/** The JSON-RPC message of an answer to one request, sent as JSON or as an SSE stream ({} when none). */
+export async function answerOf(response: Response): Promise<Record<string, any>> {
+  const text = await response.text()
+  if (response.headers.get('content-type')?.startsWith('application/json')) return JSON.parse(text) as Record<string, any>
+  const data = text.split('\n').find((line) => line.startsWith('data: {'))
+  return JSON.parse(data === undefined ? '{}' : data.slice('data: '.length)) as Record<string, any>
 }
