@@ -128,146 +128,25 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const given = [options.child, options.upstream, options.servers].filter((choice) => choice !== undefined).length
   if (given !== 1) throw new TypeError('createGatewayJob: give exactly one of `child` (a stdio program), `upstream` (an HTTP server) or `servers` (several stdio programs)')
-  if (options.servers !== undefined) return createServersJob(options, options.servers, origin, log)
   if (options.upstream !== undefined && options.authServer !== undefined) {
     throw new TypeError(
       "an upstream HTTP server gets a principal JWT signed with our authorization server's keys (verifiable at its JWKS); with authServer (another authorization server) there are none: run ours, or put the upstream behind a stdio bridge",
     )
   }
-  const upstream = options.upstream
-  if (upstream !== undefined && !URL.canParse(upstream.url)) throw new TypeError(`upstream.url must be a URL, got ${upstream.url}`)
-  // our authorization server's, once it runs (the factory is only called after)
-  let signer: PrincipalTokenSigner | undefined
-  const spec: ProtectedResourceSpec = {
-    name: options.resource?.name ?? `${options.child !== undefined ? basename(options.child.command) : upstream!.url} (behind the mcp-auth gateway)`,
-    scopes: options.resource?.scopes ?? defaults.authServer.resourceScopes,
-    requiredScopes: options.resource?.requiredScopes ?? defaults.authServer.resourceScopes,
-    ...(options.resource?.description !== undefined ? { description: options.resource.description } : {}),
-    ...(options.resource?.toolScopes !== undefined ? { toolScopes: options.resource.toolScopes } : {}),
+  if (options.upstream !== undefined && !URL.canParse(options.upstream.url)) throw new TypeError(`upstream.url must be a URL, got ${options.upstream.url}`)
+  if (options.servers !== undefined) {
+    const problem = serversProblem(options.servers)
+    if (problem !== undefined) throw new TypeError(`createGatewayJob: ${problem}`)
   }
-  let accountValues = options.accountValues
-  const factory: ChildFactory =
-    upstream !== undefined
-      ? (principal, linkOptions) =>
-          httpUpstreamChildren({
-            url: upstream.url,
-            ...(upstream.header !== undefined ? { header: upstream.header } : {}),
-            ...(upstream.transport !== undefined ? { transport: upstream.transport } : {}),
-            signer: signer!,
-            log,
-          })(principal, linkOptions)
-      : (principal, linkOptions) => stdioChildren({ ...options.child!, log, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
-  let closeValues: (() => Promise<void>) | undefined
-  const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
-  try {
-    if (options.authServer === undefined) {
-      const job = await createMainJob({
-        origin,
-        ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-        ...(options.config !== undefined ? { config: options.config } : {}),
-        ...(options.redis !== undefined ? { redis: options.redis } : {}),
-        ...(options.trustProxy === true ? { trustProxy: true } : {}),
-        ...(options.dpop !== undefined ? { dpop: options.dpop } : {}),
-        ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
-        ...(options.onError !== undefined ? { onError: options.onError } : {}),
-        host,
-        resource: spec,
-        demo: false,
-      })
-      accountValues ??= job.as.accountValues
-      const as = job.as
-      signer = { sign: (claims) => as.signPrincipalToken({ ...claims }) }
-      return {
-        origin,
-        as: job.as,
-        issuer: job.as.issuer,
-        host,
-        mcp: job.mcp,
-        handler: job.handler,
-        health: () => job.health(),
-        async close() {
-          await job.close()
-          await host.close()
-        },
-      }
-    }
-    // the accounts live at the other server; their values, keyed by subject, in our own store
-    const opened =
-      options.accountValues === undefined
-        ? await openAccountValues({ dataDir: options.dataDir ?? defaults.storage.dataDir, ...(options.redis !== undefined ? { redis: options.redis } : {}) })
-        : undefined
-    accountValues ??= opened?.values
-    closeValues = opened?.close
-    const metadata = await discoverAuthorizationServer(options.authServer, outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: true, setting: '--auth-server' }))
-    if (metadata.jwks_uri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
-    const { host: publicHost, hostname } = new URL(origin)
-    const mcp = createProtectedMcpApp(host, {
-      host: '127.0.0.1',
-      allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
-      origin,
-      issuer: metadata.issuer,
-      jwksUri: metadata.jwks_uri,
-      scopesSupported: [...spec.scopes],
-      requiredScopes: [...spec.requiredScopes],
-      ...(spec.toolScopes !== undefined ? { toolScopes: spec.toolScopes } : {}),
-      resourceName: spec.name,
-      requireDpop: options.dpop?.required === true,
-      ...(options.trustProxy === true ? { trustProxy: true } : {}),
-    })
-    return {
-      origin,
-      as: undefined,
-      issuer: metadata.issuer,
-      host,
-      mcp,
-      handler: mcp.handler,
-      health: async () => true,
-      async close() {
-        await mcp.close()
-        await host.close()
-        await closeValues?.()
-      },
-    }
-  } catch (error) {
-    await host.close()
-    await closeValues?.()
-    throw error
-  }
-}
-
-function basename(command: string): string {
-  return command.split(/[\\/]/).pop() || command
-}
-
-/** `createGatewayJob({ servers })`: each server its own host and protected app under `/<name>`, one authorization server. */
-async function createServersJob(options: GatewayJobOptions, servers: readonly GatewayServer[], origin: string, log: (line: string) => void): Promise<GatewayJob> {
-  const problem = serversProblem(servers)
-  if (problem !== undefined) throw new TypeError(`createGatewayJob: ${problem}`)
-  let accountValues = options.accountValues
-  let closeValues: (() => Promise<void>) | undefined
-  const hosts = servers.map((server) => {
-    // which server a child's stderr or a refusal is about
-    const serverLog = (line: string) => log(`[${server.name}] ${line}`)
-    const factory: ChildFactory = (principal, linkOptions) =>
-      stdioChildren({ ...server.child, log: serverLog, ...(accountValues !== undefined ? { accountValues } : {}) })(principal, linkOptions)
-    const shared = server.shared ?? options.shared
-    return new GatewayHost({ factory, log: serverLog, ...(shared === true ? { shared: true } : {}), ...options.children, ...server.children })
-  })
-  const specs = servers.map((server): ProtectedResourceSpec => {
-    const resource = server.resource
-    return {
-      name: resource?.name ?? `${server.name} (behind the mcp-auth gateway)`,
-      scopes: resource?.scopes ?? defaults.authServer.resourceScopes,
-      requiredScopes: resource?.requiredScopes ?? defaults.authServer.resourceScopes,
-      ...(resource?.description !== undefined ? { description: resource.description } : {}),
-      ...(resource?.toolScopes !== undefined ? { toolScopes: resource.toolScopes } : {}),
-    }
-  })
-  const serverJobs = (apps: readonly ProtectedMcpApp[]): GatewayServerJob[] =>
-    servers.map((server, i) => ({ name: server.name, resource: apps[i]!.resource, host: hosts[i]!, mcp: apps[i]! }))
+  // known once the authorization server (ours, or the gateway's own store) is open: the children start after
+  const late: Late = { accountValues: options.accountValues, signer: undefined }
+  const mounts = options.servers === undefined ? [rootMount(options, late, log)] : options.servers.map((server) => serverMount(options, server, late, log))
   const closeHosts = async () => {
-    await Promise.all(hosts.map((host) => host.close()))
+    await Promise.all(mounts.map((mount) => mount.host.close()))
   }
+  const serverJobs = (apps: readonly ProtectedMcpApp[]): { servers?: GatewayServerJob[] } =>
+    options.servers === undefined ? {} : { servers: mounts.map((mount, i) => ({ name: mount.prefix.slice(1), resource: apps[i]!.resource, host: mount.host, mcp: apps[i]! })) }
+  let closeValues: (() => Promise<void>) | undefined
   try {
     if (options.authServer === undefined) {
       const job = await createMainJob({
@@ -279,17 +158,19 @@ async function createServersJob(options: GatewayJobOptions, servers: readonly Ga
         ...(options.dpop !== undefined ? { dpop: options.dpop } : {}),
         ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
         ...(options.onError !== undefined ? { onError: options.onError } : {}),
-        hosts: servers.map((server, i) => ({ prefix: `/${server.name}`, host: hosts[i]!, resource: specs[i]! })),
+        hosts: mounts.map(({ prefix, host, spec }) => ({ prefix, host, resource: spec })),
         demo: false,
       })
-      accountValues ??= job.as.accountValues
+      const as = job.as
+      late.accountValues ??= as.accountValues
+      late.signer = { sign: (claims) => as.signPrincipalToken({ ...claims }) }
       return {
         origin,
-        as: job.as,
-        issuer: job.as.issuer,
-        host: hosts[0]!,
+        as,
+        issuer: as.issuer,
+        host: mounts[0]!.host,
         mcp: job.mcp,
-        servers: serverJobs(job.mcps),
+        ...serverJobs(job.mcps),
         handler: job.handler,
         health: () => job.health(),
         async close() {
@@ -303,42 +184,45 @@ async function createServersJob(options: GatewayJobOptions, servers: readonly Ga
       options.accountValues === undefined
         ? await openAccountValues({ dataDir: options.dataDir ?? defaults.storage.dataDir, ...(options.redis !== undefined ? { redis: options.redis } : {}) })
         : undefined
-    accountValues ??= opened?.values
+    late.accountValues ??= opened?.values
     closeValues = opened?.close
     const metadata = await discoverAuthorizationServer(options.authServer, outboundFetch({ configuredBy: 'operator', allowPrivateAddresses: true, setting: '--auth-server' }))
-    if (metadata.jwks_uri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
+    const jwksUri = metadata.jwks_uri
+    if (jwksUri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
     const { host: publicHost, hostname } = new URL(origin)
-    const apps = servers.map((server, i) => {
-      const spec = specs[i]!
-      return createProtectedMcpApp(hosts[i]!, {
-        prefix: `/${server.name}`,
+    const apps = mounts.map(({ prefix, host, spec }) =>
+      createProtectedMcpApp(host, {
+        ...(prefix !== '' ? { prefix } : {}),
         host: '127.0.0.1',
         allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
         origin,
         issuer: metadata.issuer,
-        jwksUri: metadata.jwks_uri!,
+        jwksUri,
         scopesSupported: [...spec.scopes],
         requiredScopes: [...spec.requiredScopes],
         ...(spec.toolScopes !== undefined ? { toolScopes: spec.toolScopes } : {}),
         resourceName: spec.name,
         requireDpop: options.dpop?.required === true,
         ...(options.trustProxy === true ? { trustProxy: true } : {}),
-      })
-    })
+      }),
+    )
     const notFound: RequestListener = (_req, res) => {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`not found: the servers are at ${servers.map((server) => `/${server.name}/mcp`).join(', ')}\n`)
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`not found: the servers are at ${mounts.map((mount) => `${mount.prefix}/mcp`).join(', ')}\n`)
     }
     return {
       origin,
       as: undefined,
       issuer: metadata.issuer,
-      host: hosts[0]!,
+      host: mounts[0]!.host,
       mcp: apps[0]!,
-      servers: serverJobs(apps),
-      handler: prefixRouter(
-        servers.map((server, i) => ({ prefix: `/${server.name}`, handler: apps[i]!.handler })),
-        notFound,
-      ),
+      ...serverJobs(apps),
+      handler:
+        options.servers === undefined
+          ? apps[0]!.handler
+          : prefixRouter(
+              mounts.map((mount, i) => ({ prefix: mount.prefix, handler: apps[i]!.handler })),
+              notFound,
+            ),
       health: async () => true,
       async close() {
         await Promise.all(apps.map((app) => app.close()))
@@ -351,6 +235,72 @@ async function createServersJob(options: GatewayJobOptions, servers: readonly Ga
     await closeValues?.()
     throw error
   }
+}
+
+/** What the children need that exists only once the authorization server or the store is open. */
+interface Late {
+  accountValues: AccountValues | undefined
+  signer: PrincipalTokenSigner | undefined
+}
+
+/** One session host the gateway serves, under its path prefix ('' for the root), with its resource. */
+interface Mount {
+  prefix: string
+  host: GatewayHost
+  spec: ProtectedResourceSpec
+}
+
+/** The resource of a server: what it was given, else `mcp` for every request. */
+function resourceSpec(resource: Partial<ProtectedResourceSpec> | undefined, name: string): ProtectedResourceSpec {
+  return {
+    name: resource?.name ?? `${name} (behind the mcp-auth gateway)`,
+    scopes: resource?.scopes ?? defaults.authServer.resourceScopes,
+    requiredScopes: resource?.requiredScopes ?? defaults.authServer.resourceScopes,
+    ...(resource?.description !== undefined ? { description: resource.description } : {}),
+    ...(resource?.toolScopes !== undefined ? { toolScopes: resource.toolScopes } : {}),
+  }
+}
+
+/** Children of a stdio program, each with its subject's per-account values. */
+function stdioFactory(child: GatewayCommand, late: Late, log: (line: string) => void): ChildFactory {
+  return (principal, linkOptions) => stdioChildren({ ...child, log, ...(late.accountValues !== undefined ? { accountValues: late.accountValues } : {}) })(principal, linkOptions)
+}
+
+/** `child` or `upstream`, at the root of the origin. */
+function rootMount(options: GatewayJobOptions, late: Late, log: (line: string) => void): Mount {
+  const upstream = options.upstream
+  const factory: ChildFactory =
+    upstream !== undefined
+      ? (principal, linkOptions) =>
+          httpUpstreamChildren({
+            url: upstream.url,
+            ...(upstream.header !== undefined ? { header: upstream.header } : {}),
+            ...(upstream.transport !== undefined ? { transport: upstream.transport } : {}),
+            signer: late.signer!,
+            log,
+          })(principal, linkOptions)
+      : stdioFactory(options.child!, late, log)
+  const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
+  return { prefix: '', host, spec: resourceSpec(options.resource, options.child !== undefined ? basename(options.child.command) : upstream!.url) }
+}
+
+/** One of `servers`, at `/<name>`. */
+function serverMount(options: GatewayJobOptions, server: GatewayServer, late: Late, log: (line: string) => void): Mount {
+  // which server a child's stderr or a refusal is about
+  const serverLog = (line: string) => log(`[${server.name}] ${line}`)
+  const shared = server.shared ?? options.shared
+  const host = new GatewayHost({
+    factory: stdioFactory(server.child, late, serverLog),
+    log: serverLog,
+    ...(shared === true ? { shared: true } : {}),
+    ...options.children,
+    ...server.children,
+  })
+  return { prefix: `/${server.name}`, host, spec: resourceSpec(server.resource, server.name) }
+}
+
+function basename(command: string): string {
+  return command.split(/[\\/]/).pop() || command
 }
 
 /** Why `servers` cannot be served together (a name that is no path segment, taken, or given twice), or undefined. */

@@ -39,17 +39,13 @@ export interface MainJobOptions {
    * data key). Several nodes serving one origin need one `requestStateKey` for yours too.
    */
   server?: McpServer
-  /**
-   * Serve this session host instead of an McpServer (the gateway: `createGatewayJob`), described
-   * by `resource`; the caller owns it (closes it after the job).
-   */
-  host?: SessionHost
   /** The protected MCP server's resource: its name, description and scopes (default: the demo's). */
   resource?: ProtectedResourceSpec
   /**
-   * Several session hosts on the origin instead of one (the gateway's `servers`), each at
-   * `${origin}${prefix}/mcp` (with `/sse` and `/rest` under the prefix) as a resource of its own;
-   * the first is the default resource and the home page's. The caller owns the hosts.
+   * Session hosts to serve instead of an McpServer (the gateway: `createGatewayJob`), each at
+   * `${origin}${prefix}/mcp` (with `/sse` and `/rest` under the prefix; prefix '' for the root)
+   * as a resource of its own; the first is the default resource and the home page's. The caller
+   * owns the hosts (closes them after the job).
    */
   hosts?: readonly MainJobHost[]
   /** Errors no request answers (a failed write, an authorization server `server_error`). */
@@ -72,7 +68,7 @@ export interface MainJobOptions {
 
 /** One of several session hosts a main job serves, under its own path prefix. */
 export interface MainJobHost {
-  /** `/<name>`: its routes are `${prefix}/mcp`, `${prefix}/sse`, `${prefix}/messages`, `${prefix}/rest`. */
+  /** `/<name>` ('' for the root): its routes are `${prefix}/mcp`, `${prefix}/sse`, `${prefix}/messages`, `${prefix}/rest`. */
   prefix: string
   host: SessionHost
   resource: ProtectedResourceSpec
@@ -134,8 +130,8 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     requiredScopes: m.requiredScopes,
     toolScopes: m.toolScopes,
   }
-  if (options.hosts !== undefined && (options.hosts.length === 0 || options.host !== undefined || options.server !== undefined))
-    throw new TypeError('createMainJob: `hosts` is one or more session hosts, instead of `host` or `server`')
+  if (options.hosts !== undefined && (options.hosts.length === 0 || options.server !== undefined))
+    throw new TypeError('createMainJob: `hosts` is one or more session hosts, instead of `server`')
   // what is served, each under its prefix: the hosts given, or the one server at the root
   const mounts = options.hosts ?? [{ prefix: '', host: undefined, resource: spec }]
   const served = mounts.map((mount) => protectedResourceInput(origin, mount.prefix, mount.resource, options.dpop?.required === true))
@@ -159,15 +155,15 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const { demoPassword, demo, demoPasswordChange } = await demoAccount(as, options, redis !== undefined)
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
-  const server = options.hosts?.[0]?.host ?? options.host ?? options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') })
-  if (options.onError !== undefined && options.host === undefined && options.hosts === undefined) (server as McpServer).onerror = options.onError
+  const server = options.hosts !== undefined ? undefined : (options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') }))
+  if (options.onError !== undefined && server !== undefined) server.onerror = options.onError
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../redis/mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds
-  if (shared !== undefined && options.host === undefined && options.hosts === undefined) await (server as McpServer).shareNotifications(shared.bus)
+  if (shared !== undefined && server !== undefined) await server.shareNotifications(shared.bus)
   const dpop = await dpopOptions(options, as, redis)
   const mcps = mounts.map((mount, i) =>
-    createProtectedMcpApp(mount.host ?? server, {
+    createProtectedMcpApp((mount.host ?? server)!, {
       ...(mount.prefix !== '' ? { prefix: mount.prefix } : {}),
       host: '127.0.0.1',
       // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
@@ -210,7 +206,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     mcp,
     mcps,
     handler:
-      options.hosts === undefined
+      mounts.length === 1 && mounts[0]!.prefix === ''
         ? mcp.handler
         : prefixRouter(
             mounts.map((mount, i) => ({ prefix: mount.prefix, handler: mcps[i]!.handler })),
@@ -224,7 +220,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       await Promise.all(mcps.map((app) => app.close()))
       await as.close()
       // ours to end (its shared notifications with it); a server passed in is its owner's
-      if (options.server === undefined && options.host === undefined && options.hosts === undefined) await (server as McpServer).close()
+      if (options.server === undefined) await server?.close()
       // the last answers' events reach Redis before the connection goes
       await shared?.eventStore.flushed()
       await redis?.close()
