@@ -1,12 +1,10 @@
 import { ErrorCode, JsonRpcError, errorResponse, type JsonRpcMessage, type JsonRpcParams, type RequestId } from '../jsonrpc/index.js'
-import type { MessageExtra, Transport } from '../protocol/transport.js'
+import type { MessageExtra } from '../protocol/transport.js'
 import type { ClientCapabilities, Implementation } from '../schema/capabilities.js'
-import type { LoggingLevel } from '../schema/features.js'
-import type { HostedSession } from '../session-host/session-host.js'
 import type { ChildFactory } from './child-factory.js'
-import type { ChildLink, ChildRoute } from './child-link.js'
+import type { ChildLink } from './child-link.js'
 import type { ChildPool, ChildSlot } from './child-pool.js'
-import { classifyPayload } from './classify-payload.js'
+import { RelayedSession } from './relayed-session.js'
 import { duration } from './duration.js'
 import { inBandRefusal } from './in-band-refusal.js'
 import { describePrincipal, type Principal } from './principal.js'
@@ -25,17 +23,10 @@ export interface ChildSessionOptions {
  * ends with the session. A child that dies is started again on the session's next request (after
  * the pool's back-off) and given the client's initialize again; what it held in memory is lost.
  */
-export class ChildSession implements HostedSession, ChildRoute {
-  protocolVersion: string | undefined
-  clientCapabilities: ClientCapabilities | undefined
-  clientInfo: Implementation | undefined
-  readonly subscriptions: string[] = []
-  readonly logLevel: LoggingLevel | undefined = undefined
-  onclose?: (() => void) | undefined
+export class ChildSession extends RelayedSession {
   readonly #options: ChildSessionOptions
   readonly #principal: Principal
   readonly #slot: ChildSlot
-  #transport: Transport | undefined
   #link: ChildLink | undefined
   /** Messages that arrived while the child starts. */
   #queue: JsonRpcMessage[] | undefined
@@ -45,26 +36,12 @@ export class ChildSession implements HostedSession, ChildRoute {
   #initializeId: RequestId | undefined
   #initializeTimer: NodeJS.Timeout | undefined
   #startedAt = 0
-  #closed = false
 
   constructor(options: ChildSessionOptions, principal: Principal, slot: ChildSlot) {
+    super()
     this.#options = options
     this.#principal = principal
     this.#slot = slot
-  }
-
-  async connect(transport: Transport): Promise<void> {
-    this.#transport = transport
-    // transports that deliver through the session's callback (the legacy HTTP+SSE pair)
-    transport.onmessage = (payload, extra) => this.receive(payload, extra)
-    transport.onclose = () => void this.close()
-    await transport.start()
-  }
-
-  receive(payload: unknown, extra?: MessageExtra): void {
-    const { messages, refusals } = classifyPayload(payload)
-    for (const refusal of refusals) this.deliver(refusal.response, refusal.id)
-    this.receiveMessages(messages, Array.isArray(payload), extra)
   }
 
   receiveMessages(messages: readonly JsonRpcMessage[], _batch?: boolean, _extra?: MessageExtra): void {
@@ -77,7 +54,7 @@ export class ChildSession implements HostedSession, ChildRoute {
   }
 
   #receiveSlow(message: JsonRpcMessage): void {
-    if (this.#closed) return
+    if (this.closed) return
     if (this.#queue !== undefined) {
       this.#queue.push(message)
       return
@@ -113,7 +90,7 @@ export class ChildSession implements HostedSession, ChildRoute {
     this.#startedAt = Date.now()
     o.factory(this.#principal, { exclusive: this }).then(
       async (link) => {
-        if (this.#closed) {
+        if (this.closed) {
           await link.stop('the session ended')
           return
         }
@@ -160,38 +137,29 @@ export class ChildSession implements HostedSession, ChildRoute {
     void link.stop(`the MCP server did not answer initialize within ${duration(this.#options.initializeTimeoutMs)} and was stopped`, true)
   }
 
-  /** What the child says to this session's client (ChildRoute). */
-  deliver(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
+  /** What the child says to this session's client (ChildRoute): the answer to initialize sets the session's version. */
+  override deliver(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
     if (this.#initializeId !== undefined && relatedRequestId === this.#initializeId && !('method' in message)) {
       this.#initializeId = undefined
       clearTimeout(this.#initializeTimer)
       const version = 'result' in message ? (message.result as { protocolVersion?: unknown }).protocolVersion : undefined
       if (typeof version === 'string') this.protocolVersion = version
     }
-    const transport = this.#transport
-    if (transport === undefined || this.#closed) return
-    transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => {})
+    super.deliver(message, relatedRequestId)
   }
 
-  restore(): void {
+  restore(): never {
     // the child holds the session's state and runs in the process that created it: nothing to restore here
     throw new JsonRpcError(ErrorCode.ConnectionClosed, 'this session runs its MCP server in another gateway process')
   }
 
-  applySharedState(): void {}
-
-  async close(): Promise<void> {
-    if (this.#closed) return
-    this.#closed = true
+  protected async closing(): Promise<void> {
     clearTimeout(this.#initializeTimer)
     const link = this.#link
     this.#link = undefined
     this.#refuseQueue(new JsonRpcError(ErrorCode.ConnectionClosed, 'the session ended'))
-    const stopped = (link?.stop('the session ended') ?? Promise.resolve()).catch(() => {})
-    await this.#transport?.close()
-    this.onclose?.()
+    await (link?.stop('the session ended') ?? Promise.resolve()).catch(() => {})
     // the place in the caps is free once the process has gone
-    await stopped
     this.#slot.release()
   }
 }

@@ -1,11 +1,8 @@
-import { JsonRpcError, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../jsonrpc/index.js'
-import type { MessageExtra, Transport } from '../protocol/transport.js'
+import { JsonRpcError, errorResponse, type JsonRpcMessage, type JsonRpcRequest } from '../jsonrpc/index.js'
+import type { MessageExtra } from '../protocol/transport.js'
 import type { ClientCapabilities, Implementation } from '../schema/capabilities.js'
-import type { LoggingLevel } from '../schema/features.js'
-import type { HostedSession } from '../session-host/session-host.js'
 import type { SharedSessionState } from '../sessions/shared-session-state.js'
-import type { ChildRoute } from './child-link.js'
-import { classifyPayload } from './classify-payload.js'
+import { RelayedSession } from './relayed-session.js'
 import { inBandRefusal } from './in-band-refusal.js'
 import type { LongLivedChildren, ReadyChild } from './long-lived-children.js'
 import { negotiateVersion } from './negotiate-version.js'
@@ -17,38 +14,17 @@ import { principalOf, type Principal } from './principal.js'
  * or, with `--shared`, a stateful session of the one shared child. The gateway answers
  * `initialize` and `ping` itself from what the child said when it started.
  */
-export class MultiplexedSession implements HostedSession, ChildRoute {
-  protocolVersion: string | undefined
-  clientCapabilities: ClientCapabilities | undefined
-  clientInfo: Implementation | undefined
-  readonly subscriptions: string[] = []
-  readonly logLevel: LoggingLevel | undefined = undefined
-  onclose?: (() => void) | undefined
+export class MultiplexedSession extends RelayedSession {
   readonly #children: LongLivedChildren
   /** A stateful session of the shared child: told of list changes; ended with its transport. */
   readonly #stateful: boolean
-  #transport: Transport | undefined
   /** The principals this session reached children for (a pooled session serves many). */
   readonly #principals = new Map<string, Principal>()
-  #closed = false
 
   constructor(children: LongLivedChildren, options: { stateful: boolean }) {
+    super()
     this.#children = children
     this.#stateful = options.stateful
-  }
-
-  async connect(transport: Transport): Promise<void> {
-    this.#transport = transport
-    // transports that deliver through the session's callback (the legacy HTTP+SSE pair)
-    transport.onmessage = (payload, extra) => this.receive(payload, extra)
-    transport.onclose = () => void this.close()
-    await transport.start()
-  }
-
-  receive(payload: unknown, extra?: MessageExtra): void {
-    const { messages, refusals } = classifyPayload(payload)
-    for (const refusal of refusals) this.deliver(refusal.response, refusal.id)
-    this.receiveMessages(messages, Array.isArray(payload), extra)
   }
 
   receiveMessages(messages: readonly JsonRpcMessage[], _batch: boolean, extra?: MessageExtra): void {
@@ -83,7 +59,7 @@ export class MultiplexedSession implements HostedSession, ChildRoute {
   }
 
   #toChild(child: ReadyChild, message: JsonRpcMessage): void {
-    if (this.#closed) return
+    if (this.closed) return
     if ('method' in message && 'id' in message && message.method === 'initialize') return this.#initialize(child, message)
     child.link.forward(message, this)
   }
@@ -100,27 +76,14 @@ export class MultiplexedSession implements HostedSession, ChildRoute {
     this.deliver({ jsonrpc: '2.0', id: request.id, result }, request.id)
   }
 
-  /** What the child says to this session's callers (ChildRoute). */
-  deliver(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): void {
-    const transport = this.#transport
-    if (transport === undefined || this.#closed) return
-    transport.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch(() => {})
-  }
-
   restore(state: { protocolVersion: string; clientCapabilities?: ClientCapabilities | undefined; clientInfo?: Implementation | undefined } & SharedSessionState): void {
     this.protocolVersion = state.protocolVersion
     this.clientCapabilities = state.clientCapabilities
     this.clientInfo = state.clientInfo
   }
 
-  applySharedState(): void {}
-
-  async close(): Promise<void> {
-    if (this.#closed) return
-    this.#closed = true
+  protected async closing(): Promise<void> {
     for (const principal of this.#principals.values()) this.#children.detach(principal, this)
     this.#principals.clear()
-    await this.#transport?.close()
-    this.onclose?.()
   }
 }
