@@ -109,6 +109,32 @@ export async function listenOrExplain(
   }
 }
 
+/**
+ * The listeners of a server on `host` when one is given, else on loopback: 127.0.0.1, and ::1 too
+ * when the machine has IPv6 loopback ("localhost" may resolve to ::1 first). A busy port on the
+ * first runs `cleanup` and throws what to do (see listenOrExplain).
+ */
+export async function listenServers(
+  handler: RequestListener,
+  options: CliServerOptions,
+  port: number,
+  host: string | undefined,
+  cleanup: () => Promise<void>,
+  how: string,
+): Promise<Server[]> {
+  const first = createCliServer(handler, options)
+  await listenOrExplain(first, port, host ?? '127.0.0.1', cleanup, how)
+  const servers = [first]
+  if (host === undefined) {
+    const v6 = createCliServer(handler, options)
+    await listenOn(v6, port, '::1').then(
+      () => servers.push(v6),
+      () => undefined,
+    )
+  }
+  return servers
+}
+
 /** Listens on host:port; rejects (e.g. EADDRINUSE) instead of emitting an unhandled error. */
 export function listenOn(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -7,7 +7,7 @@ import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { parseScopes } from '../scope-list.js'
-import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
+import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
@@ -182,16 +182,7 @@ More: docs/gateway.md.
     }
     const endpoint = redis === undefined && job.as !== undefined ? storeStatusEndpoint(dataDir, job.as.storage) : undefined
     const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
-    const v4 = createCliServer(job.handler, health)
-    await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N')
-    const servers = [v4]
-    if (host === undefined) {
-      const v6 = createCliServer(job.handler, health)
-      await listenOn(v6, actualPort, '::1').then(
-        () => servers.push(v6),
-        () => undefined,
-      )
-    }
+    const servers = await listenServers(job.handler, health, actualPort, host, () => job.close(), 'choose another with --port N')
     await Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())).catch((error: Error) =>
       process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`),
     )

@@ -5,7 +5,7 @@ import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
-import { closeOnSignal, createCliServer, freePort, listenOn, listenOrExplain, listeningUrl } from '../serve.js'
+import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
@@ -110,17 +110,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
     const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
-    const v4 = createCliServer(mcp.handler, health)
-    await listenOrExplain(v4, actualPort, host ?? '127.0.0.1', () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
-    const servers = [v4]
-    if (host === undefined) {
-      // "localhost" may resolve to ::1 first: answer there too when the machine has IPv6 loopback.
-      const v6 = createCliServer(mcp.handler, health)
-      await listenOn(v6, actualPort, '::1').then(
-        () => servers.push(v6),
-        () => undefined,
-      )
-    }
+    const servers = await listenServers(mcp.handler, health, actualPort, host, () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
 
     // The JWKS is served by this very process: fetch it once it listens, before announcing it.
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
