@@ -58,3 +58,38 @@ describe("docs/gateway.md's two commands", () => {
     }
   }, 60_000)
 })
+
+describe("docs/gateway.md's other commands", () => {
+  const lines = commandLines(page).slice(1)
+
+  it('are --upstream, an account with the servers file’s scopes, and --servers with the example file', () => {
+    expect(lines.map(({ words }) => words.slice(0, 2).join(' '))).toEqual(['gateway --port', 'users add', 'gateway --port'])
+  })
+
+  it('run as written (a data directory of their own, an ephemeral port): each gateway serves its metadata', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-auth-gateway-doc-more-'))
+    try {
+      for (const { at, words } of lines) {
+        // the page's port 4000 as an ephemeral one
+        const args = [...words.map((word, i) => (words[i - 1] === '--port' ? '0' : word)), '--data-dir', dir]
+        if (words[0] !== 'gateway') {
+          const result = await runCli(args, { env: { MCP_AUTH_PASSWORD: 'a long password for alice' } })
+          expect(result.code, `docs/gateway.md:${at}: ${result.stderr}`).toBe(0)
+          continue
+        }
+        const started = await startCli(args)
+        try {
+          const origin = new URL(started.url).origin
+          const path = words.includes('--servers') ? '/everything/mcp' : '/mcp'
+          const metadata = await fetch(`${origin}/.well-known/oauth-protected-resource${path}`)
+          expect(metadata.status, `docs/gateway.md:${at}`).toBe(200)
+          expect(((await metadata.json()) as { resource: string }).resource).toBe(`${origin}${path}`)
+        } finally {
+          await stopChild(started.child)
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
