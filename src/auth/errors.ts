@@ -101,3 +101,13 @@ export class UseDpopNonceError extends OAuthError {
     super('use_dpop_nonce', 401, description, { ...options, headers: { 'dpop-nonce': nonce } })
   }
 }
+
+/**
+ * 401 insufficient_user_authentication (RFC 9470 §3): the token comes from a sign-in older than
+ * the action allows; the client signs the person in again with `max_age` and retries.
+ */
+export class InsufficientUserAuthenticationError extends OAuthError {
+  constructor(description: string, maxAgeSeconds: number, options?: ErrorOptions) {
+    super('insufficient_user_authentication', 401, description, { ...options, params: { max_age: String(maxAgeSeconds) } })
+  }
+}

@@ -609,6 +609,48 @@ export const defaults = {
     keptClients: 1_000,
     /** Per resource: client_credentials scopes (one per registered `scope`) whose token settings are kept built (see ResourceServerInfos); the oldest forgotten first. */
     keptScopesPerResource: 256,
+    /**
+     * Administration of the running server (docs/administration.md): the admin API, the console,
+     * people's own account page. The API is a protected resource of the server itself, whose one
+     * scope only administrators and the machine clients an administrator designates may be granted.
+     */
+    admin: {
+      /** The admin API under the issuer; also its resource identifier (`${issuer}${apiPath}`). */
+      apiPath: '/admin/api',
+      /** The console's pages under the issuer. */
+      consolePath: '/admin',
+      /** People's own page (their connected applications, their password) under the issuer. */
+      accountPath: '/account',
+      /** The scope of the admin API. Never an open registration's, never a resource default for machines. */
+      scope: 'mcp-auth:admin',
+      /** The scope of people's own page: every local account may have it, no machine. */
+      accountScope: 'mcp-auth:account',
+      /**
+       * Lifetime (seconds) of an admin API access token. Short: every request also checks the
+       * account's role and the grant's revocation, but a token that leaves is worth less. 10 minutes.
+       */
+      accessTokenTtlSeconds: 10 * 60,
+      /**
+       * How recent (seconds) a person's sign-in must be for any administrative action: older, the
+       * API answers 401 `insufficient_user_authentication` with `max_age` (RFC 9470) and the
+       * console asks to sign in again. 1 hour.
+       */
+      maxLoginAgeSeconds: 60 * 60,
+      /**
+       * How recent (seconds) for a sensitive action (disabling, deleting or demoting an
+       * administrator, making one, rotating keys): the person signs in again right before. 5 minutes.
+       */
+      sensitiveLoginAgeSeconds: 5 * 60,
+      /** Lifetime (seconds) of a one-time set-password link an administrator hands out. 1 day. */
+      passwordLinkTtlSeconds: 24 * 60 * 60,
+      /** Lifetime (seconds) of the one-time link that creates the first administrator. 1 day. */
+      setupLinkTtlSeconds: 24 * 60 * 60,
+      /** Items per page of a list when the request names no `limit`; `maxPageSize` is the most it may ask. */
+      pageSize: 50,
+      maxPageSize: 500,
+      /** Largest admin API request body (bytes). */
+      maxBodyBytes: 64 * 1024,
+    },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
       /** Longest lifetime (seconds) of an assertion accepted, counted from now and from its `iat`. */

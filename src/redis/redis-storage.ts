@@ -87,6 +87,19 @@ unindex(ARGV[1], ARGV[2], redis.call('HGET', KEYS[1], 'd'), nil)
 return redis.call('DEL', KEYS[1])
 `
 
+// KEYS[1] a collection's hash; ARGV: id, encoded value, expected revision, format version. 1 when written.
+const PUT_IF_REVISION = `
+local text = redis.call('HGET', KEYS[1], ARGV[1])
+if not text then return 0 end
+local ok, stored = pcall(cjson.decode, text)
+if not ok or type(stored) ~= 'table' or tostring(stored.v) ~= ARGV[4] or type(stored.value) ~= 'table' then return 0 end
+local rev = stored.value.rev
+if rev == nil then rev = 0 end
+if tonumber(rev) ~= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`
+
 // KEYS[1] the grant's set; ARGV: base. Removes every record of the set, with their indexes.
 const REVOKE = `${UNINDEX}
 local ids = redis.call('SMEMBERS', KEYS[1])
@@ -103,6 +116,7 @@ return #ids
 const scripts = {
   upsert: new RedisScript(UPSERT),
   create: new RedisScript(CREATE),
+  putIfRevision: new RedisScript(PUT_IF_REVISION),
   claim: new RedisScript(CLAIM),
   destroy: new RedisScript(DESTROY),
   revoke: new RedisScript(REVOKE),
@@ -228,6 +242,15 @@ function redisRecords(redis: RedisConnection): RecordStore {
     },
     async delete(collection: string, id: string): Promise<void> {
       await redis.run((client) => client.hdel(key(collection), id))
+    },
+    async putIfRevision(collection, id, value, revision) {
+      return (await scripts.putIfRevision.run(redis, [key(collection)], [id, encode(value), revision, VERSION])) === 1
+    },
+    async scan<T extends object>(collection: string, options: { cursor?: string; count: number }) {
+      const [next, flat] = await redis.run((client) => client.hscan(key(collection), options.cursor ?? '0', 'COUNT', options.count))
+      const entries: Array<{ id: string; value: T }> = []
+      for (let i = 0; i + 1 < flat.length; i += 2) entries.push({ id: flat[i]!, value: decode<T>(flat[i + 1]!) })
+      return next === '0' ? { entries } : { entries, cursor: next }
     },
   }
 }

@@ -7,6 +7,7 @@ import { encodeLine, modelLine } from './embedded/record-line.js'
 import { emptyDocument, storedModel, tableOf, type StoreDocument, type StoredModel } from './embedded/store-document.js'
 import { acquireFileLock } from './file-lock.js'
 import { ensurePrivateDir } from './private-file.js'
+import { scanMap } from './scan-map.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore, StoredEntry } from './types.js'
 
 /** Options of {@link createLowdbStorage}. */
@@ -237,6 +238,19 @@ function recordStore(document: StoreDocument, files: JournaledStoreFile): Record
       if (table?.has(id) !== true) return files.flushed()
       table.delete(id)
       await files.append(encodeLine(`["y",${quote(collection)},${quote(id)}]`))
+    },
+    async putIfRevision(collection, id, value, revision) {
+      // checked and written in one turn of the event loop: one process owns the file
+      const current = document.records.get(collection)?.get(id) as { rev?: unknown } | undefined
+      if (current === undefined || (current.rev ?? 0) !== revision) {
+        await files.flushed()
+        return false
+      }
+      await files.append(put(collection, id, value))
+      return true
+    },
+    async scan<T extends object>(collection: string, options: { cursor?: string; count: number }) {
+      return scanMap(document.records.get(collection), options.cursor, options.count, (value) => copy(value) as T)
     },
   }
 }

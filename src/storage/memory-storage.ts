@@ -1,3 +1,4 @@
+import { scanMap } from './scan-map.js'
 import type { AuthStorage, OidcAdapter, OidcPayload, RecordStore } from './types.js'
 
 interface Entry {
@@ -108,6 +109,16 @@ function memoryRecords(): RecordStore {
     },
     async delete(collection: string, id: string): Promise<void> {
       collections.get(collection)?.delete(id)
+    },
+    async putIfRevision(collection, id, value, revision) {
+      const entries = collections.get(collection)
+      const current = entries?.get(id) as { rev?: unknown } | undefined
+      if (entries === undefined || current === undefined || (current.rev ?? 0) !== revision) return false
+      entries.set(id, copy(value))
+      return true
+    },
+    async scan<T extends object>(collection: string, options: { cursor?: string; count: number }) {
+      return scanMap(collections.get(collection), options.cursor, options.count, (value) => copy(value) as T)
     },
   }
 }

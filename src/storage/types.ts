@@ -66,6 +66,27 @@ export interface RecordStore {
   /** Stores `value` only when the id is free; true when this call stored it (first writer wins). */
   create(collection: string, id: string, value: object): Promise<boolean>
   delete(collection: string, id: string): Promise<void>
+  /**
+   * Stores `value` only when the stored record's `rev` field equals `revision` (a record without
+   * one counts as 0), atomically: of two writers that read the same revision (two administrators
+   * saving one account at once, on two nodes), exactly one wins. The caller sets `value.rev` (the
+   * next revision). False when the record is missing or at another revision: nothing is written.
+   */
+  putIfRevision<T extends { rev?: number }>(collection: string, id: string, value: T, revision: number): Promise<boolean>
+  /**
+   * One page of a collection, for lists an administrator pages through: about `count` records
+   * from `cursor` (none: the start) and the cursor of the next page (absent at the end). The
+   * cost of a page does not grow with the collection; records written during a walk may be
+   * missed or seen twice, as with Redis's HSCAN.
+   */
+  scan<T extends object>(collection: string, options: { cursor?: string; count: number }): Promise<RecordPage<T>>
+}
+
+/** What {@link RecordStore.scan} returns. */
+export interface RecordPage<T> {
+  entries: Array<{ id: string; value: T }>
+  /** Absent on the last page. */
+  cursor?: string
 }
 
 /** A storage backend: oidc-provider's adapters plus our record store. */

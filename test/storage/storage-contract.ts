@@ -279,6 +279,38 @@ export function describeStorageContract(name: string, open: (clock: StorageClock
         got!.claims.name = 'Mallory'
         expect(await storage.records.get('accounts', 'a1')).toEqual({ claims: { name: 'Alice' } })
       })
+
+      it('putIfRevision lets exactly one of several writers at one revision win, and refuses a missing record', async () => {
+        const { storage } = await setup()
+        expect(await storage.records.putIfRevision('accounts', 'a1', { name: 'ghost', rev: 1 }, 0)).toBe(false)
+        expect(await storage.records.get('accounts', 'a1')).toBeUndefined()
+        await storage.records.put('accounts', 'a1', { name: 'alice' })
+        const results = await Promise.all(['one', 'two', 'three'].map((name) => storage.records.putIfRevision('accounts', 'a1', { name, rev: 1 }, 0)))
+        expect(results.filter(Boolean)).toHaveLength(1)
+        const winner = ['one', 'two', 'three'][results.indexOf(true)]
+        expect(await storage.records.get('accounts', 'a1')).toEqual({ name: winner, rev: 1 })
+        expect(await storage.records.putIfRevision('accounts', 'a1', { name: 'stale', rev: 1 }, 0)).toBe(false)
+        expect(await storage.records.putIfRevision('accounts', 'a1', { name: 'next', rev: 2 }, 1)).toBe(true)
+        expect(await storage.records.get('accounts', 'a1')).toEqual({ name: 'next', rev: 2 })
+      })
+
+      it('scan walks a collection page by page, every record once when nothing changes', async () => {
+        const { storage } = await setup()
+        for (let i = 0; i < 25; i++) await storage.records.put('accounts', `a${i}`, { n: i })
+        await storage.records.put('other', 'x', { n: -1 })
+        const seen = new Map<string, number>()
+        let cursor: string | undefined
+        let pages = 0
+        do {
+          const page = await storage.records.scan<{ n: number }>('accounts', { count: 10, ...(cursor !== undefined ? { cursor } : {}) })
+          for (const entry of page.entries) seen.set(entry.id, entry.value.n)
+          cursor = page.cursor
+          pages++
+        } while (cursor !== undefined && pages < 50)
+        expect(seen.size).toBe(25)
+        expect([...seen.entries()].every(([id, n]) => id === `a${n}`)).toBe(true)
+        expect(await storage.records.scan('missing', { count: 10 })).toEqual({ entries: [] })
+      })
     })
   })
 }

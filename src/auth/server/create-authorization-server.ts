@@ -8,12 +8,21 @@ import type { AuthStorage } from '../../storage/types.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
 import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './stores/account-values-store.js'
-import { mergeResources, ResourceStore } from './stores/resource-store.js'
+import { mergeResources, ResourceStore, type StoredResource } from './stores/resource-store.js'
+import { builtInResourceIds, builtInResources } from './admin/built-in-resources.js'
 import type { GrantAdmin } from './admin/grant-admin.js'
-import { createAdministration } from './admin/create-administration.js'
+import { createAdministration, type Administration } from './admin/create-administration.js'
+import { AdminAuthority } from './admin-api/admin-caller.js'
+import { adminApi } from './admin-api/admin-api.js'
+import { PasswordLinks } from './stores/password-links.js'
+import type { Account } from './stores/account-store.js'
+import { BearerAuth } from '../resource/bearer-auth.js'
+import { createJwtVerifier } from '../resource/jwt-verifier.js'
+import { publicJwk } from './keys/signing-keys.js'
+import { RedisDpopReplayCache } from '../../redis/dpop-replay-cache.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { ConsentStore } from './stores/consent-store.js'
-import { resolveOptions, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
+import { resolveOptions, sharedIdentifiers, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
 import { openStorage, type OpenedStorage } from './stores/open-storage.js'
 import { providerCookies } from './provider/provider-cookies.js'
 import { RateLimiter, type Limiter } from './middleware/rate-limiter.js'
@@ -100,6 +109,10 @@ export interface AuthorizationServer {
    * every other claim (`aud`, `sub`, `iat`, `exp`, `jti`, ...).
    */
   signPrincipalToken(claims: Record<string, unknown>): Promise<string>
+  /** Every administration operation (the admin API's and the console's core). */
+  readonly administration: Administration
+  /** Who may administer: the admin API's token check (audience, scope, revocation), role and sign-in age. */
+  readonly adminAuthority: AdminAuthority
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /**
@@ -157,15 +170,21 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const resources = new ResourceStore(storage.records, connection)
   const configuredResources = options.resources
   const storedResources = await resources.list()
-  options.resources = mergeResources(configuredResources, storedResources)
+  // the server's own (the admin API, people's page) after everything else: never the default
+  const builtIn = builtInResources(options.issuer)
+  const served = (stored: readonly StoredResource[]) => [
+    ...mergeResources(configuredResources, stored).filter((resource) => !builtIn.some((own) => sharedIdentifiers(own, resource).length > 0)),
+    ...builtIn,
+  ]
+  options.resources = served(storedResources)
   const consents = new ConsentStore(storage.records)
   const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken, {
     ...(connection !== undefined ? { bus: connection, resyncMs: defaults.authServer.revocationResyncMs } : {}),
   })
   onClose(() => revocations.close())
-  const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes)
+  const scopes = new ScopePolicy(options.resources, options.clientCredentials.openRegistrationScopes, builtInResourceIds(options.issuer))
   // several nodes: a resource added or removed through any of them (or the CLI) is served by all at once
-  const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(mergeResources(configuredResources, stored)), defaults.authServer.resourceResyncMs)
+  const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(served(stored)), defaults.authServer.resourceResyncMs)
   onClose(stopWatching)
   const box = new SecretBox(secrets.dataKey)
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
@@ -231,9 +250,58 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   }
 
   const cookies = providerCookies(secrets.cookieKeys)
+  const revocationCheck = grantRevocationCheck(revocations)
+  const passwordLinks = new PasswordLinks((name) => new Adapter(name))
+  const admin = createAdministration({
+    provider,
+    adapter: (name) => new Adapter(name),
+    clients: clientAdapter,
+    configuredClients: options.clients,
+    accounts,
+    consents,
+    passwordLinks,
+    ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
+  })
+  const deleteAccount = async (account: Account, rev?: number): Promise<{ grantsEnded: number }> => {
+    const ended = await admin.accounts.delete(account.username, rev)
+    await accountValues.deleteSubject(account.id)
+    return ended
+  }
+  const ownIds = builtInResourceIds(options.issuer)
+  const adminAuthority = new AdminAuthority({
+    bearer: new BearerAuth({
+      verifier: createJwtVerifier({
+        issuer: provider.issuer,
+        audience: ownIds.admin,
+        jwks: { keys: jwks.keys.map(publicJwk) },
+        algorithms: [options.accessTokenAlg],
+        checkRevocation: revocationCheck,
+      }),
+      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(ownIds.admin).pathname}`,
+      requiredScopes: [defaults.authServer.admin.scope],
+      dpop: connection === undefined ? {} : { replayCache: new RedisDpopReplayCache(connection) },
+    }),
+    accounts,
+    clientMayAct: async (clientId) => (await provider.Client.find(clientId)) !== undefined,
+  })
+  const adminApiMiddleware = await adminApi({
+    path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,
+    url: ownIds.admin,
+    services: {
+      administration: admin,
+      accounts,
+      accountValues,
+      resources,
+      configuredResources,
+      authority: adminAuthority,
+      issuer: options.issuer,
+      deleteAccount,
+    },
+  })
   // Each request enters only the middleware meant for it (see scoped).
   const middleware = composeScoped(
     authorizationServerStack({
+      adminApi: adminApiMiddleware,
       options,
       provider,
       accounts,
@@ -256,15 +324,6 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   app.keys = cookies.keygrip as unknown as string[]
   app.use(middleware)
 
-  const admin = createAdministration({
-    provider,
-    adapter: (name) => new Adapter(name),
-    clients: clientAdapter,
-    configuredClients: options.clients,
-    accounts,
-    consents,
-    ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
-  })
   return {
     issuer: provider.issuer,
     provider,
@@ -278,15 +337,14 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     listClients: () => admin.clients.list(),
     removeClient: (clientId) => admin.clients.remove(clientId),
     async deleteUser(username) {
-      const account = await accounts.findByUsername(username)
-      const ended = await admin.accounts.delete(username)
-      if (account !== undefined) await accountValues.deleteSubject(account.id)
-      return ended
+      return deleteAccount(await admin.accounts.get(username))
     },
+    administration: admin,
+    adminAuthority,
     disableUser: (username, disabled) => admin.accounts.disable(username, disabled),
     addClient: (metadata) => admin.clients.add(metadata),
     isRevoked: (claims) => revocations.isRevoked(claims?.['gid']),
-    revocationCheck: grantRevocationCheck(revocations),
+    revocationCheck,
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
     signPrincipalToken: (claims) => principalSigner.sign(claims),
     sweepUnusedClients: () => sweeper.sweep(),

@@ -1,31 +1,122 @@
-import type { AccountStore } from '../stores/account-store.js'
+import { defaults } from '../../../config/defaults.js'
+import { InvalidAccountError, UnknownAccountError, type Account, type AccountChange, type AccountRole, type AccountStore } from '../stores/account-store.js'
+import type { PasswordLinks } from '../stores/password-links.js'
+import { AdminError } from './admin-error.js'
 import type { GrantAdmin } from './grant-admin.js'
 
+/** A new account as an administrator makes it. */
+export interface NewAccount {
+  username: string
+  /** Absent: the account gets a one-time set-password link instead. */
+  password?: string
+  claims?: Account['claims']
+  scopes?: readonly string[]
+  role?: AccountRole
+}
+
 /**
- * Local accounts' end, as an administrator manages it (`mcp-auth users delete|disable|enable`):
- * what ends an account's access ends its grants too. Plain inputs and results. An unknown
- * username is refused: by `delete` with `AdminError` `unknown_account` (from `GrantAdmin.list`),
- * by `disable` with the account store's error (the same message).
+ * Accounts as an administrator manages them (the admin API, the console, `mcp-auth users`), with
+ * the rules every surface keeps: what ends an account's access ends its grants too; the demo
+ * account is never an administrator; the last active administrator is not disabled, demoted or
+ * deleted (make another first). Plain inputs and results; refusals are {@link AdminError}s.
  */
 export class AccountAdmin {
   readonly #accounts: AccountStore
   readonly #grants: GrantAdmin
+  readonly #links: PasswordLinks | undefined
 
-  constructor(deps: { accounts: AccountStore; grants: GrantAdmin }) {
+  constructor(deps: { accounts: AccountStore; grants: GrantAdmin; links?: PasswordLinks }) {
     this.#accounts = deps.accounts
     this.#grants = deps.grants
+    this.#links = deps.links
+  }
+
+  /** The account named `username`; `AdminError` `unknown_account` when there is none. */
+  async get(username: string): Promise<Account> {
+    const account = await this.#accounts.findByUsername(username)
+    if (account === undefined) throw new AdminError('unknown_account', `no account named ${username}`)
+    return account
+  }
+
+  /** Creates an account; without a password, with a set-password link (its token, to make the URL from). */
+  async create(input: NewAccount): Promise<{ account: Account; link?: { token: string; expiresAt: number } }> {
+    if (input.role === 'admin') refuseDemo(input.username)
+    const account = await guard(() => this.#accounts.createUser(input.username, input.password, input.claims ?? {}, input.scopes, input.role))
+    if (account === undefined) throw new AdminError('account_exists', `an account named ${input.username} exists already`)
+    if (input.password !== undefined) return { account }
+    return { account, link: await this.passwordLink(account) }
+  }
+
+  /**
+   * Changes an account at revision `rev` (undefined: whatever it is now): `AdminError` `stale` when
+   * another change came first. Disabling ends the account's grants.
+   */
+  async update(username: string, change: AccountChange, rev?: number): Promise<{ account: Account; grantsEnded: number }> {
+    const current = await this.get(username)
+    if (change.role === 'admin') refuseDemo(current.username)
+    if (current.role === 'admin' && current.disabled !== true && (change.disabled === true || change.role === null)) await this.#keepAnAdministrator(current)
+    const account = await guard(() => this.#accounts.update(username, change, rev))
+    if (account === undefined) throw new AdminError('stale', `the account ${username} changed since it was read: read it again and reapply the change`)
+    const grantsEnded = change.disabled === true && current.disabled !== true ? await this.#grants.revokeAll({ username }) : 0
+    return { account, grantsEnded }
+  }
+
+  /** Whether a change to `current` is one that needs a sign-in in the last minutes. */
+  static isSensitive(current: Account, change: AccountChange | 'delete'): boolean {
+    if (change === 'delete') return current.role === 'admin'
+    return (change.role !== undefined && (change.role ?? undefined) !== current.role) || (current.role === 'admin' && change.disabled === true)
   }
 
   /** Deletes an account and ends its grants. */
-  async delete(username: string): Promise<{ grantsEnded: number }> {
+  async delete(username: string, rev?: number): Promise<{ grantsEnded: number }> {
+    const current = await this.get(username)
+    if (rev !== undefined && (current.rev ?? 0) !== rev) throw new AdminError('stale', `the account ${username} changed since it was read: read it again`)
+    if (current.role === 'admin' && current.disabled !== true) await this.#keepAnAdministrator(current)
     const grantsEnded = await this.#grants.revokeAll({ username })
     await this.#accounts.delete(username)
+    await this.#links?.revoke(current.id)
     return { grantsEnded }
   }
 
   /** Disables (or, with `disabled` false, enables) an account; disabling ends its grants. */
   async disable(username: string, disabled = true): Promise<{ grantsEnded: number }> {
-    await this.#accounts.setDisabled(username, disabled)
-    return { grantsEnded: disabled ? await this.#grants.revokeAll({ username }) : 0 }
+    return { grantsEnded: (await this.update(username, { disabled })).grantsEnded }
+  }
+
+  /** Makes an account an administrator, or an ordinary account again. */
+  async setRole(username: string, role: AccountRole | undefined): Promise<Account> {
+    return (await this.update(username, { role: role ?? null })).account
+  }
+
+  /** A new one-time set-password link for the account (the one before stops working). */
+  async passwordLink(account: Account): Promise<{ token: string; expiresAt: number }> {
+    if (this.#links === undefined) throw new Error('set-password links need the server (the admin API or the console)')
+    return this.#links.create(account.id, defaults.authServer.admin.passwordLinkTtlSeconds)
+  }
+
+  async #keepAnAdministrator(leaving: Account): Promise<void> {
+    for (const id of await this.#accounts.administratorIds()) {
+      if (id === leaving.id) continue
+      const other = await this.#accounts.findById(id)
+      if (other?.role === 'admin' && other.disabled !== true) return
+    }
+    throw new AdminError('last_administrator', `${leaving.username} is the last active administrator: make another account an administrator first`)
+  }
+}
+
+function refuseDemo(username: string): void {
+  if (username.toLowerCase() === defaults.mainJob.demoUsername) {
+    throw new AdminError('demo_account', `the demo account (${username}) is never an administrator: its password is printed at start and set from MCP_AUTH_DEMO_PASSWORD`)
+  }
+}
+
+/** The store's own refusals as the administration's. */
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof UnknownAccountError) throw new AdminError('unknown_account', error.message, { cause: error })
+    if (error instanceof InvalidAccountError) throw new AdminError('invalid', error.message, { cause: error })
+    throw error
   }
 }

@@ -6,6 +6,18 @@ export type AdminErrorCode =
   | 'client_exists'
   /** No account has this username. */
   | 'unknown_account'
+  /** An account with this username exists already. */
+  | 'account_exists'
+  /** The demo account (`demo`, whose password `mcp-auth start` prints and MCP_AUTH_DEMO_PASSWORD sets) is never an administrator. */
+  | 'demo_account'
+  /** The change would leave the server with no active administrator. */
+  | 'last_administrator'
+  /** The item changed since the version the change was made on. */
+  | 'stale'
+  /** No client has this client_id. */
+  | 'unknown_client'
+  /** A username, password or value the store does not accept. */
+  | 'invalid'
 
 /**
  * A refused administration operation (`mcp-auth clients`, `users`, `grants`; the coming admin API).

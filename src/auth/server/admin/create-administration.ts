@@ -5,6 +5,7 @@ import type { ConsentStore } from '../stores/consent-store.js'
 import { AccountAdmin } from './account-admin.js'
 import { ClientAdmin } from './client-admin.js'
 import { GrantAdmin } from './grant-admin.js'
+import type { PasswordLinks } from '../stores/password-links.js'
 
 /** The administration operations of one authorization server (the CLI's, and the coming admin API's). */
 export interface Administration {
@@ -27,6 +28,8 @@ export function createAdministration(deps: {
   configuredClients: ReadonlyArray<Record<string, unknown> & { client_id: string }>
   accounts: AccountStore
   consents: ConsentStore
+  /** One-time set-password links (the admin API's and the console's; the CLI's local mode has none). */
+  passwordLinks?: PasswordLinks
   /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
   endUpstream?: (grantId: string) => Promise<void>
 }): Administration {
@@ -40,6 +43,6 @@ export function createAdministration(deps: {
   return {
     grants,
     clients: new ClientAdmin({ provider: deps.provider, clients: deps.clients, configured: deps.configuredClients, grants }),
-    accounts: new AccountAdmin({ accounts: deps.accounts, grants }),
+    accounts: new AccountAdmin({ accounts: deps.accounts, grants, ...(deps.passwordLinks !== undefined ? { links: deps.passwordLinks } : {}) }),
   }
 }

@@ -32,6 +32,8 @@ import { upstreamGuard } from './upstream-guard.js'
 /** What the authorization server's Koa stack is built from: all of it made before, by create-authorization-server. */
 export interface AuthorizationServerStackDeps {
   options: ResolvedOptions
+  /** The admin API (its metadata, its document, its operations behind the admin token check). */
+  adminApi?: Middleware
   provider: Provider
   accounts: AccountStore
   consents: ConsentStore
@@ -72,6 +74,8 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
     oauthErrors(),
     // refuses a Host that is not the issuer's before anything reads it, and shows oidc-provider the issuer's host and scheme
     issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
+    // the admin API: bearer tokens only (no cookie), its own problem-details answers; off the token path
+    ...(deps.adminApi !== undefined ? [deps.adminApi] : []),
     // the server's own signed cookie jar for everything below (handed back by `cookies.leave` at the end)
     deps.cookies.enter,
     // metadata at every address a client tries (RFC 8414 path-inserted, OIDC, the origin root), answered here

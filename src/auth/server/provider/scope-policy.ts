@@ -1,5 +1,6 @@
 import type { Account } from '../stores/account-store.js'
 import type { ResolvedResource } from '../options.js'
+import type { BuiltInResourceIds } from '../admin/built-in-resources.js'
 
 /**
  * Who may be granted which resource scopes. One place for the rules the consent step, remembered
@@ -8,15 +9,24 @@ import type { ResolvedResource } from '../options.js'
  *   `defaultScopes` when it has none — whatever the client asked for or registered;
  * - a client_credentials token carries at most the client's registered `scope` (none registered:
  *   the resource's `defaultScopes`), and a client from open registration or a client ID metadata
- *   document may only register `openRegistrationScopes` for that grant.
+ *   document may only register `openRegistrationScopes` for that grant;
+ * - the server's own resources go by role, whatever an account's scope list says: the admin API's
+ *   scope to an administrator (not disabled) and to a machine client registered with it by an
+ *   administrator (never by open registration, never as a default), people's own page's scope to
+ *   every account and no machine.
  */
 export class ScopePolicy {
   #resources: Map<string, ResolvedResource>
   readonly #openRegistrationScopes: ReadonlySet<string>
+  readonly #builtIn: BuiltInResourceIds | undefined
+  /** Scopes only the built-in resources offer: never open registrations'. */
+  readonly #builtInScopes: ReadonlySet<string>
 
-  constructor(resources: readonly ResolvedResource[], openRegistrationScopes: readonly string[]) {
+  constructor(resources: readonly ResolvedResource[], openRegistrationScopes: readonly string[], builtIn?: BuiltInResourceIds) {
     this.#resources = byIdentifier(resources)
     this.#openRegistrationScopes = new Set(openRegistrationScopes)
+    this.#builtIn = builtIn
+    this.#builtInScopes = new Set(builtIn === undefined ? [] : [builtIn.admin, builtIn.account].flatMap((uri) => this.#resources.get(uri)?.scopes ?? []))
   }
 
   /**
@@ -48,9 +58,11 @@ export class ScopePolicy {
   }
 
   /** The scopes of `indicator` that `account` may be granted. */
-  accountScopes(account: Pick<Account, 'scopes'> | undefined, indicator: string): Set<string> {
+  accountScopes(account: Pick<Account, 'scopes' | 'role' | 'disabled'> | undefined, indicator: string): Set<string> {
     const resource = this.#resources.get(indicator)
     if (resource === undefined || account === undefined) return new Set()
+    if (indicator === this.#builtIn?.admin) return new Set(account.role === 'admin' && account.disabled !== true ? resource.scopes : [])
+    if (indicator === this.#builtIn?.account) return new Set(resource.scopes)
     const allowed = account.scopes ?? resource.defaultScopes
     return new Set(resource.scopes.filter((scope) => allowed.includes(scope)))
   }
@@ -58,8 +70,9 @@ export class ScopePolicy {
   /** The scopes of `indicator` a client_credentials token may carry for a client registered with `registeredScope`. */
   clientCredentialsScopes(registeredScope: string | undefined, indicator: string): string[] {
     const resource = this.#resources.get(indicator)
-    if (resource === undefined) return []
-    if (registeredScope === undefined) return [...resource.defaultScopes]
+    if (resource === undefined || indicator === this.#builtIn?.account) return []
+    // the admin scope only for a client an administrator registered with it, never as a default
+    if (registeredScope === undefined) return indicator === this.#builtIn?.admin ? [] : [...resource.defaultScopes]
     const registered = new Set(registeredScope.split(' '))
     return resource.scopes.filter((scope) => registered.has(scope))
   }
@@ -80,7 +93,7 @@ export class ScopePolicy {
   /** The resource scopes an open registration asks for client_credentials beyond what it may have. */
   refusedOpenRegistrationScopes(registeredScope: string): string[] {
     const resourceScopes = new Set([...this.#resources.values()].flatMap((resource) => resource.scopes))
-    return registeredScope.split(' ').filter((scope) => resourceScopes.has(scope) && !this.#openRegistrationScopes.has(scope))
+    return registeredScope.split(' ').filter((scope) => resourceScopes.has(scope) && (this.#builtInScopes.has(scope) || !this.#openRegistrationScopes.has(scope)))
   }
 
   /** What open registrations get for client_credentials when they register no scope. */
