@@ -147,12 +147,26 @@ async function sdkClientSignedIn(
 }
 
 /**
+ * The server's tools once those named are listed: server-everything adds the tools that need a
+ * client capability (sampling) after `notifications/initialized`, so a list made at once may come
+ * before them (a loaded machine shows it); the server announces them with list_changed.
+ */
+async function toolsOnceListed(client: Client, names: readonly string[]): Promise<Array<{ name: string }>> {
+  const deadline = Date.now() + 5_000
+  for (;;) {
+    const { tools } = await client.listTools()
+    if (names.every((name) => tools.some((tool) => tool.name === name)) || Date.now() > deadline) return tools
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+/**
  * What a host does with a server through the gateway: tools/list and a tools/call, resources
  * (list + read) and prompts (list + get) where the server has them, and the server's sampling and
  * elicitation requests answered by `client` (its answers come back in the tools' results).
  */
 async function useEverything(client: Client, server: ServerUnderTest): Promise<void> {
-  const { tools } = await client.listTools()
+  const tools = await toolsOnceListed(client, [server.call.tool, ...(server.sampling !== undefined ? [server.sampling.tool] : [])])
   expect(tools.map((tool) => tool.name)).toContain(server.call.tool)
   const called = await client.callTool({ name: server.call.tool, arguments: server.call.arguments })
   expect(called.isError, textOf(called)).toBeFalsy()
