@@ -1,0 +1,72 @@
+// Issue 32 (clients and grants, item 1): a client's last use costs the token path no store write
+// but once per client and interval, and the memory it takes is bounded.
+import { describe, expect, it } from 'vitest'
+import { ClientLastUse } from '../../../../src/auth/server/admin/client-last-use.js'
+import { createMemoryStorage } from '../../../../src/storage/memory-storage.js'
+import type { RecordStore } from '../../../../src/storage/types.js'
+
+function counting(): { records: RecordStore; puts: () => number } {
+  const inner = createMemoryStorage().records
+  let puts = 0
+  return {
+    records: {
+      ...inner,
+      get: (c, id) => inner.get(c, id),
+      list: (c) => inner.list(c),
+      put: (c, id, value) => {
+        puts += 1
+        return inner.put(c, id, value)
+      },
+      delete: (c, id) => inner.delete(c, id),
+    },
+    puts: () => puts,
+  }
+}
+
+describe('ClientLastUse', () => {
+  it('writes a client’s use at most once per interval, however many requests it makes', async () => {
+    let now = 1_000_000
+    const { records, puts } = counting()
+    const lastUse = new ClientLastUse(records, { intervalMs: 3_600_000, max: 100, now: () => now })
+    for (let i = 0; i < 1_000; i++) {
+      await lastUse.used({ clientId: 'busy' })
+      now += 1_000
+    }
+    // 1000 s of requests: one write
+    expect(puts()).toBe(1)
+    expect((await lastUse.get('busy'))?.at).toBe(1_000_000)
+    now += 3_600_000
+    expect(lastUse.used({ clientId: 'busy' })).toBeInstanceOf(Promise)
+    expect(lastUse.used({ clientId: 'busy' })).toBeUndefined()
+  })
+
+  it('remembers at most `max` clients: one forgotten is written again on its next use', async () => {
+    const { records, puts } = counting()
+    const lastUse = new ClientLastUse(records, { intervalMs: 3_600_000, max: 2 })
+    await lastUse.used({ clientId: 'a' })
+    await lastUse.used({ clientId: 'b' })
+    await lastUse.used({ clientId: 'c' })
+    expect(puts()).toBe(3)
+    await lastUse.used({ clientId: 'c' })
+    expect(puts()).toBe(3)
+    await lastUse.used({ clientId: 'a' })
+    expect(puts()).toBe(4)
+  })
+
+  it('keeps what a metadata-document client said about itself', async () => {
+    const lastUse = new ClientLastUse(createMemoryStorage().records, { intervalMs: 1, max: 10 })
+    await lastUse.used({
+      clientId: 'https://app.example/client.json',
+      clientName: 'App',
+      grantTypes: ['authorization_code'],
+      redirectUris: ['https://app.example/cb'],
+      tokenEndpointAuthMethod: 'none',
+    })
+    expect(await lastUse.get('https://app.example/client.json')).toMatchObject({
+      client_name: 'App',
+      grant_types: ['authorization_code'],
+      redirect_uris: ['https://app.example/cb'],
+      token_endpoint_auth_method: 'none',
+    })
+  })
+})
