@@ -263,7 +263,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   }
 
   const cookies = providerCookies(secrets.cookieKeys)
-  const revocationCheck = grantRevocationCheck(revocations)
+  const revocationCheck = grantRevocationCheck(revocations, blocked)
   const passwordLinks = new PasswordLinks((name) => new Adapter(name))
   const admin = createAdministration({
     provider,

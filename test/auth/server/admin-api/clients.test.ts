@@ -211,6 +211,26 @@ describe('admin API: blocking a client', () => {
     expect(await mcpStatus(again.access_token)).toBe(200)
   })
 
+  it('refuses at once the client_credentials tokens it already holds, at the MCP resource in this process', async () => {
+    const created = await adminCall(stack.origin, token, 'POST', '/clients', {
+      client_name: 'Worker',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'mcp',
+    })
+    const { client_id: clientId } = created.body.client
+    const issued = await clientCredentials(clientId, created.body.client_secret, stack.resource)
+    expect(issued.status).toBe(200)
+    const accessToken = issued.body['access_token'] as string
+    expect(await mcpStatus(accessToken)).toBe(200)
+    expect((await adminCall(stack.origin, token, 'POST', `/clients/${encodeURIComponent(clientId)}/block`)).body.grants_ended).toBe(0)
+    expect(await mcpStatus(accessToken)).toBe(401)
+    expect((await adminCall(stack.origin, token, 'DELETE', `/clients/${encodeURIComponent(clientId)}/block`)).status).toBe(200)
+    expect(await mcpStatus(accessToken)).toBe(200)
+  })
+
   it('blocks a configured client as well', async () => {
     const blocked = await adminCall(stack.origin, token, 'POST', '/clients/configured-app/block')
     expect(blocked.status).toBe(200)
@@ -270,9 +290,10 @@ describe('admin API: a machine administrator', () => {
     expect(listed.body.items.map((client: { client_id: string }) => client.client_id)).toContain(clientId)
 
     expect((await adminCall(stack.origin, token, 'POST', `/clients/${encodeURIComponent(clientId)}/block`)).status).toBe(200)
+    // its token is refused at once, as a revoked one
     const refused = await adminCall(stack.origin, machineToken, 'GET', '/clients')
-    expect(refused.status).toBe(403)
-    expect(refused.body.detail).toContain('blocked')
+    expect(refused.status).toBe(401)
+    expect(refused.body.type).toBe('urn:mcp-auth:admin:unauthenticated')
     const again = await clientCredentials(clientId, secret, adminApiUrl(stack.origin), 'mcp-auth:admin')
     expect(again.status).toBe(400)
     expect(again.body).toMatchObject({ error: 'unauthorized_client', error_description: expect.stringContaining('blocked') })
