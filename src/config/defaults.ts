@@ -664,6 +664,12 @@ export const defaults = {
        */
       keptClientLastUses: 10_000,
       /**
+       * How long (seconds) a client's last use is kept after it: a client unused that long shows
+       * no last use, and one known only by its metadata document drops out of the list. Bounds
+       * what anyone publishing metadata documents can make the store hold. 1 year.
+       */
+      clientLastUseRetentionSeconds: 365 * 24 * 60 * 60,
+      /**
        * How often (ms) each node reloads the blocked clients. A block reaches every node at once
        * over pub/sub; this reload only covers a message a node missed. 1 minute, as for revocations.
        */

@@ -24,7 +24,7 @@ import { RedisDpopReplayCache } from '../../redis/dpop-replay-cache.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { ConsentStore } from './stores/consent-store.js'
 import { BlockedClients } from './stores/blocked-clients.js'
-import { ClientLastUse } from './admin/client-last-use.js'
+import { CLIENT_LAST_USE_MODEL, ClientLastUse } from './admin/client-last-use.js'
 import { resolveOptions, sharedIdentifiers, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
 import { openStorage, type OpenedStorage } from './stores/open-storage.js'
 import { providerCookies } from './provider/provider-cookies.js'
@@ -212,9 +212,10 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   revocations.listen(provider)
-  const lastUse = new ClientLastUse(storage.records, {
+  const lastUse = new ClientLastUse(new Adapter(CLIENT_LAST_USE_MODEL), {
     intervalMs: defaults.authServer.admin.clientLastUseIntervalSeconds * 1000,
     max: defaults.authServer.admin.keptClientLastUses,
+    retentionSeconds: defaults.authServer.admin.clientLastUseRetentionSeconds,
   })
   lastUse.listen(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.

@@ -1,10 +1,11 @@
 import type Provider from 'oidc-provider'
 import type { KoaContextWithOIDC } from 'oidc-provider'
-import type { RecordStore } from '../../../storage/types.js'
+import type { OidcAdapter } from '../../../storage/types.js'
 import { BoundedMap } from '../../../collections/bounded-map.js'
 import { oidcOf } from '../provider/oidc-context.js'
 
-const LAST_USE = 'client-last-use'
+/** The model (an expiring record per client) that holds last uses. */
+export const CLIENT_LAST_USE_MODEL = 'ClientLastUse'
 
 /**
  * A client's last use as stored: when (coarse), and for a client known by its metadata document
@@ -24,17 +25,22 @@ export interface ClientLastUseEntry {
  * When each client was last used (an authorization or a token request succeeded), to the hour:
  * written at most once per `intervalMs` per client and node, so the token path costs one
  * in-memory lookup and no store write. Which clients a node wrote lately is a bounded map (the
- * oldest forgotten first: a forgotten client is written once more on its next use).
+ * oldest forgotten first: a forgotten client is written once more on its next use). Each record
+ * expires `retentionSeconds` after the use it notes: clients known only by their metadata
+ * documents (anyone can publish one) cannot grow the store for good, and a removed client's
+ * record goes away by itself.
  */
 export class ClientLastUse {
-  readonly #records: RecordStore
+  readonly #adapter: OidcAdapter
   readonly #intervalMs: number
+  readonly #retentionSeconds: number
   readonly #now: () => number
   readonly #written: BoundedMap<string, number>
 
-  constructor(records: RecordStore, options: { intervalMs: number; max: number; now?: () => number }) {
-    this.#records = records
+  constructor(adapter: OidcAdapter, options: { intervalMs: number; max: number; retentionSeconds: number; now?: () => number }) {
+    this.#adapter = adapter
     this.#intervalMs = options.intervalMs
+    this.#retentionSeconds = options.retentionSeconds
     this.#now = options.now ?? Date.now
     this.#written = new BoundedMap(options.max, { refreshOnSet: true })
   }
@@ -65,20 +71,20 @@ export class ClientLastUse {
       ...(Array.isArray(client.redirectUris) ? { redirect_uris: client.redirectUris as string[] } : {}),
       ...(typeof client.tokenEndpointAuthMethod === 'string' ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}),
     }
-    return this.#records.put(LAST_USE, client.clientId, entry)
+    return this.#adapter.upsert(client.clientId, { ...entry }, this.#retentionSeconds)
   }
 
   async get(clientId: string): Promise<ClientLastUseEntry | undefined> {
-    return this.#records.get<ClientLastUseEntry>(LAST_USE, clientId)
+    return (await this.#adapter.find(clientId)) as ClientLastUseEntry | undefined
   }
 
-  /** Every client's last use (one record per client ever used). */
+  /** Every client's last use (one record per client used within the retention). */
   async list(): Promise<ClientLastUseEntry[]> {
-    return this.#records.list<ClientLastUseEntry>(LAST_USE)
+    return (await this.#adapter.list()).map(({ payload }) => payload as unknown as ClientLastUseEntry)
   }
 
   async forget(clientId: string): Promise<void> {
     this.#written.delete(clientId)
-    await this.#records.delete(LAST_USE, clientId)
+    await this.#adapter.destroy(clientId)
   }
 }
