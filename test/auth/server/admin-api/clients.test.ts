@@ -161,6 +161,25 @@ describe('admin API: clients', () => {
     expect(read.body.created_at).toBeTypeOf('string')
   })
 
+  it('writes a last use once per hour, not once per token request', async () => {
+    const created = await adminCall(stack.origin, token, 'POST', '/clients', {
+      client_name: 'Busy worker',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'mcp',
+    })
+    const { client_id: clientId } = created.body.client
+    expect(created.body.client.last_used_at).toBeUndefined()
+    expect((await clientCredentials(clientId, created.body.client_secret, stack.resource)).status).toBe(200)
+    const first = (await adminCall(stack.origin, token, 'GET', `/clients/${encodeURIComponent(clientId)}`)).body.last_used_at
+    expect(first).toBeTypeOf('string')
+    for (let i = 0; i < 20; i++) expect((await clientCredentials(clientId, created.body.client_secret, stack.resource)).status).toBe(200)
+    // a write would have moved it
+    expect((await adminCall(stack.origin, token, 'GET', `/clients/${encodeURIComponent(clientId)}`)).body.last_used_at).toBe(first)
+  })
+
   it('removes a client and ends its grants', async () => {
     const { config, tokens } = await appLogin(demo, 'Removed app')
     const clientId = config.clientMetadata().client_id
