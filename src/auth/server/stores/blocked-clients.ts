@@ -30,6 +30,8 @@ export class BlockedClients {
   readonly #records: RecordStore
   readonly #bus: MessageBus | undefined
   #blocked = new Map<string, number>()
+  /** Changes made or heard while a reload reads the store: applied again over what it read. */
+  readonly #sinceRead = new Set<Array<[string, number | undefined]>>()
   #unsubscribe: (() => Promise<void>) | undefined
   #timer: NodeJS.Timeout | undefined
 
@@ -76,10 +78,10 @@ export class BlockedClients {
   async block(clientId: string, now = Date.now()): Promise<boolean> {
     const entry: ClientBlock = { clientId, at: now }
     if (!(await this.#records.create(BLOCKED, clientId, entry))) {
-      this.#blocked.set(clientId, (await this.#records.get<ClientBlock>(BLOCKED, clientId))?.at ?? now)
+      this.#apply(clientId, (await this.#records.get<ClientBlock>(BLOCKED, clientId))?.at ?? now)
       return false
     }
-    this.#blocked.set(clientId, entry.at)
+    this.#apply(clientId, entry.at)
     await this.#bus?.publish(CHANNEL, JSON.stringify({ clientId, blocked: true, at: entry.at }))
     return true
   }
@@ -87,7 +89,7 @@ export class BlockedClients {
   /** Lets a client in again on every node; false when it was not blocked. */
   async unblock(clientId: string): Promise<boolean> {
     const known = (await this.#records.get(BLOCKED, clientId)) !== undefined
-    this.#blocked.delete(clientId)
+    this.#apply(clientId, undefined)
     if (!known) return false
     await this.#records.delete(BLOCKED, clientId)
     await this.#bus?.publish(CHANNEL, JSON.stringify({ clientId, blocked: false }))
@@ -103,9 +105,29 @@ export class BlockedClients {
   }
 
   async #reload(): Promise<void> {
-    const stored = await this.#records.list<ClientBlock>(BLOCKED)
-    // one map swapped for another: a lookup never sees a half-built set
-    this.#blocked = new Map(stored.map((entry) => [entry.clientId, entry.at]))
+    const since: Array<[string, number | undefined]> = []
+    this.#sinceRead.add(since)
+    let stored: ClientBlock[]
+    try {
+      stored = await this.#records.list<ClientBlock>(BLOCKED)
+    } finally {
+      this.#sinceRead.delete(since)
+    }
+    // one map swapped for another: a lookup never sees a half-built set; a block or unblock made
+    // or heard while the store was read (which the read may have missed) still holds
+    const blocked = new Map(stored.map((entry) => [entry.clientId, entry.at]))
+    for (const [clientId, at] of since) {
+      if (at === undefined) blocked.delete(clientId)
+      else blocked.set(clientId, at)
+    }
+    this.#blocked = blocked
+  }
+
+  /** Blocks (`at`) or unblocks (undefined) in this node's set, and in what a reload under way will swap in. */
+  #apply(clientId: string, at: number | undefined): void {
+    if (at === undefined) this.#blocked.delete(clientId)
+    else this.#blocked.set(clientId, at)
+    for (const since of this.#sinceRead) since.push([clientId, at])
   }
 
   #heard(message: string): void {
@@ -116,7 +138,7 @@ export class BlockedClients {
       return
     }
     if (typeof change.clientId !== 'string') return
-    if (change.blocked === true) this.#blocked.set(change.clientId, typeof change.at === 'number' ? change.at : Date.now())
-    else if (change.blocked === false) this.#blocked.delete(change.clientId)
+    if (change.blocked === true) this.#apply(change.clientId, typeof change.at === 'number' ? change.at : Date.now())
+    else if (change.blocked === false) this.#apply(change.clientId, undefined)
   }
 }
