@@ -86,8 +86,8 @@ export interface AuthorizationServer {
   /** What was granted to whom, and the end of it (`mcp-auth grants`). */
   readonly grants: GrantAdmin
   /**
-   * Registered clients (dynamic, from metadata documents' cache, added by an administrator,
-   * configured), without secrets.
+   * Registered clients (dynamic, known by their metadata documents, added by an administrator,
+   * configured), each with its origin, last use and whether it is blocked; without secrets.
    */
   listClients(): Promise<ClientSummary[]>
   /**
