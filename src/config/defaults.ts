@@ -647,9 +647,38 @@ export const defaults = {
       setupLinkTtlSeconds: 24 * 60 * 60,
       /** Items per page of a list when the request names no `limit`; `maxPageSize` is the most it may ask. */
       pageSize: 50,
+      /** The most items a list request may ask for in one page (`limit`): bounds what one request reads. */
       maxPageSize: 500,
       /** Largest admin API request body (bytes). */
       maxBodyBytes: 64 * 1024,
+      /**
+       * How often (seconds) a client's last use is written, at most, per client and node: the
+       * admin API shows it to this precision, and a token request costs one in-memory lookup
+       * instead of a store write. 1 hour.
+       */
+      clientLastUseIntervalSeconds: 60 * 60,
+      /**
+       * Clients whose last write of their last use a node remembers (the oldest forgotten first;
+       * a forgotten one is written again on its next use): memory stays bounded however many
+       * clients there are.
+       */
+      keptClientLastUses: 10_000,
+      /**
+       * How long (seconds) a client's last use is kept after it: a client unused that long shows
+       * no last use, and one known only by its metadata document drops out of the list. Bounds
+       * what anyone publishing metadata documents can make the store hold. 1 year.
+       */
+      clientLastUseRetentionSeconds: 365 * 24 * 60 * 60,
+      /**
+       * How often (ms) each node reloads the blocked clients. A block reaches every node at once
+       * over pub/sub; this reload only covers a message a node missed. 1 minute, as for revocations.
+       */
+      blockedClientsResyncMs: 60_000,
+      /**
+       * Grants a list request reads at most to fill one page when most of what it reads is gone
+       * (a consent whose grant expired): it answers a shorter page and a cursor instead.
+       */
+      maxGrantsScanned: 2_000,
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {

@@ -11,6 +11,7 @@ import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './stores/account
 import { mergeResources, ResourceStore, type StoredResource } from './stores/resource-store.js'
 import { builtInResourceIds, builtInResources } from './admin/built-in-resources.js'
 import type { GrantAdmin } from './admin/grant-admin.js'
+import type { ClientSummary } from './admin/client-admin.js'
 import { createAdministration, type Administration } from './admin/create-administration.js'
 import { AdminAuthority } from './admin-api/admin-caller.js'
 import { adminApi } from './admin-api/admin-api.js'
@@ -22,6 +23,8 @@ import { publicJwk } from './keys/signing-keys.js'
 import { RedisDpopReplayCache } from '../../redis/dpop-replay-cache.js'
 import { UPSTREAM_PENDING_MODEL, UpstreamLogin, UpstreamSessions } from '../delegation/upstream-login.js'
 import { ConsentStore } from './stores/consent-store.js'
+import { BlockedClients } from './stores/blocked-clients.js'
+import { CLIENT_LAST_USE_MODEL, ClientLastUse } from './admin/client-last-use.js'
 import { resolveOptions, sharedIdentifiers, type AuthorizationServerOptions, type ResolvedOptions } from './options.js'
 import { openStorage, type OpenedStorage } from './stores/open-storage.js'
 import { providerCookies } from './provider/provider-cookies.js'
@@ -83,10 +86,10 @@ export interface AuthorizationServer {
   /** What was granted to whom, and the end of it (`mcp-auth grants`). */
   readonly grants: GrantAdmin
   /**
-   * Registered clients (dynamic, from metadata documents' cache, added by an administrator,
-   * configured), without secrets.
+   * Registered clients (dynamic, known by their metadata documents, added by an administrator,
+   * configured), each with its origin, last use and whether it is blocked; without secrets.
    */
-  listClients(): Promise<Array<{ client_id: string; client_name?: string; grant_types?: string[]; redirect_uris?: string[]; configured: boolean }>>
+  listClients(): Promise<ClientSummary[]>
   /**
    * Deletes a registered client and ends its grants. A configured client (from the options) cannot
    * be removed here: remove it from the configuration.
@@ -178,6 +181,10 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   ]
   options.resources = served(storedResources)
   const consents = new ConsentStore(storage.records)
+  // once per store: consents from before the per-account and per-client indexes get indexed
+  await consents.ensureIndexed()
+  const blocked = await BlockedClients.load(storage.records, connection !== undefined ? { bus: connection, resyncMs: defaults.authServer.admin.blockedClientsResyncMs } : {})
+  onClose(() => blocked.close())
   const revocations = await GrantRevocations.load(storage.records, options.ttl.accessToken, {
     ...(connection !== undefined ? { bus: connection, resyncMs: defaults.authServer.revocationResyncMs } : {}),
   })
@@ -201,9 +208,16 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     cookieKeys: secrets.cookieKeys,
     upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
     dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
+    isBlocked: (clientId) => blocked.isBlocked(clientId),
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   revocations.listen(provider)
+  const lastUse = new ClientLastUse(new Adapter(CLIENT_LAST_USE_MODEL), {
+    intervalMs: defaults.authServer.admin.clientLastUseIntervalSeconds * 1000,
+    max: defaults.authServer.admin.keptClientLastUses,
+    retentionSeconds: defaults.authServer.admin.clientLastUseRetentionSeconds,
+  })
+  lastUse.listen(provider)
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {
     await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {
@@ -250,7 +264,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   }
 
   const cookies = providerCookies(secrets.cookieKeys)
-  const revocationCheck = grantRevocationCheck(revocations)
+  const revocationCheck = grantRevocationCheck(revocations, blocked)
   const passwordLinks = new PasswordLinks((name) => new Adapter(name))
   const admin = createAdministration({
     provider,
@@ -259,6 +273,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     configuredClients: options.clients,
     accounts,
     consents,
+    blocked,
+    lastUse,
     passwordLinks,
     ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
   })
@@ -282,7 +298,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       dpop: connection === undefined ? {} : { replayCache: new RedisDpopReplayCache(connection) },
     }),
     accounts,
-    clientMayAct: async (clientId) => (await provider.Client.find(clientId)) !== undefined,
+    // a blocked client's client_credentials tokens are refused here at once (it gets no new one either)
+    clientMayAct: async (clientId) => !blocked.isBlocked(clientId) && (await provider.Client.find(clientId)) !== undefined,
   })
   const adminApiMiddleware = await adminApi({
     path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,

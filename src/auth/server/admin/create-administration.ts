@@ -6,12 +6,14 @@ import { AccountAdmin } from './account-admin.js'
 import { ClientAdmin } from './client-admin.js'
 import { GrantAdmin } from './grant-admin.js'
 import type { PasswordLinks } from '../stores/password-links.js'
+import type { BlockedClients } from '../stores/blocked-clients.js'
+import type { ClientLastUse } from './client-last-use.js'
 
 /** The administration operations of one authorization server (the CLI's, and the coming admin API's). */
 export interface Administration {
   /** What was granted to whom, and the end of it. */
   readonly grants: GrantAdmin
-  /** Registered clients: list, add, remove. */
+  /** Registered clients: list, add, remove, block, unblock. */
   readonly clients: ClientAdmin
   /** Accounts' end: delete, disable, enable (each ending the account's grants where it must). */
   readonly accounts: AccountAdmin
@@ -28,6 +30,10 @@ export function createAdministration(deps: {
   configuredClients: ReadonlyArray<Record<string, unknown> & { client_id: string }>
   accounts: AccountStore
   consents: ConsentStore
+  /** Clients an administrator blocked (every node's in-memory set). */
+  blocked: BlockedClients
+  /** When each client was last used. */
+  lastUse: ClientLastUse
   /** One-time set-password links (the admin API's and the console's; the CLI's local mode has none). */
   passwordLinks?: PasswordLinks
   /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
@@ -42,7 +48,7 @@ export function createAdministration(deps: {
   })
   return {
     grants,
-    clients: new ClientAdmin({ provider: deps.provider, clients: deps.clients, configured: deps.configuredClients, grants }),
+    clients: new ClientAdmin({ provider: deps.provider, clients: deps.clients, configured: deps.configuredClients, grants, blocked: deps.blocked, lastUse: deps.lastUse }),
     accounts: new AccountAdmin({ accounts: deps.accounts, grants, ...(deps.passwordLinks !== undefined ? { links: deps.passwordLinks } : {}) }),
   }
 }

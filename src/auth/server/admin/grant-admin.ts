@@ -58,33 +58,78 @@ export class GrantAdmin {
     this.#endUpstream = deps.endUpstream
   }
 
-  /** Live grants, oldest first, optionally of one account (by name; an unknown one: `AdminError` `unknown_account`) or one client. */
+  /**
+   * Live grants, oldest first, optionally of one account (by name; an unknown one: `AdminError`
+   * `unknown_account`) or one client: every page of {@link scan}.
+   */
   async list(filter: { username?: string; clientId?: string } = {}): Promise<GrantSummary[]> {
+    const summaries: GrantSummary[] = []
+    let cursor: string | undefined
+    do {
+      const page = await this.scan(filter, { count: 500, ...(cursor !== undefined ? { cursor } : {}) })
+      summaries.push(...page.entries)
+      cursor = page.cursor
+    } while (cursor !== undefined)
+    return summaries.sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0))
+  }
+
+  /**
+   * One page of live grants: about `count` remembered consents from `cursor` and the cursor of
+   * the next page (absent at the end), each consent's grant read (a consent whose grant expired
+   * is left out, so a page may hold fewer; `read` says how many consents were read). Of one account or one client, it reads that account's
+   * or client's consents only (ConsentStore's indexes), never every grant.
+   */
+  async scan(filter: { username?: string; clientId?: string }, options: { cursor?: string; count: number }): Promise<{ entries: GrantSummary[]; cursor?: string; read: number }> {
     const account = filter.username === undefined ? undefined : await this.#accounts.findByUsername(filter.username)
     if (filter.username !== undefined && account === undefined) throw new AdminError('unknown_account', `no account named ${filter.username}`)
-    const clients = new Map((await this.#adapter('Client').list()).map(({ id, payload }) => [id, payload['client_name']]))
-    const summaries: GrantSummary[] = []
-    for (const consent of await this.#consents.list()) {
-      const grant = await this.#adapter('Grant').find(consent.grantId)
-      if (grant === undefined) continue
-      const accountId = String(grant['accountId'])
-      const clientId = String(grant['clientId'])
-      if (account !== undefined && accountId !== account.id) continue
-      if (filter.clientId !== undefined && clientId !== filter.clientId) continue
-      const username = (await this.#accounts.findById(accountId))?.username
-      const clientName = clients.get(clientId)
-      summaries.push({
-        grantId: consent.grantId,
-        accountId,
-        ...(username !== undefined ? { username } : {}),
-        clientId,
-        ...(typeof clientName === 'string' ? { clientName } : {}),
-        resources: (grant['resources'] ?? {}) as Record<string, string>,
-        ...(typeof grant['iat'] === 'number' ? { createdAt: grant['iat'] } : {}),
-        ...(typeof grant['exp'] === 'number' ? { expiresAt: grant['exp'] } : {}),
-      })
+    const page =
+      account !== undefined
+        ? await this.#consents.pageOfAccount(account.id, options)
+        : filter.clientId !== undefined
+          ? await this.#consents.pageOfClient(filter.clientId, options)
+          : await this.#consents.page(options)
+    const entries: GrantSummary[] = []
+    const names = new Map<string, Promise<string | undefined>>()
+    for (const { value: consent } of page.entries) {
+      if (filter.clientId !== undefined && consent.clientId !== filter.clientId) continue
+      const summary = await this.#summary(consent.grantId, names)
+      if (summary === undefined) continue
+      if (account !== undefined && summary.accountId !== account.id) continue
+      if (filter.clientId !== undefined && summary.clientId !== filter.clientId) continue
+      entries.push(summary)
     }
-    return summaries.sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0))
+    return { entries, read: page.entries.length, ...(page.cursor !== undefined ? { cursor: page.cursor } : {}) }
+  }
+
+  /** One live grant, or undefined. */
+  async get(grantId: string): Promise<GrantSummary | undefined> {
+    return this.#summary(grantId, new Map())
+  }
+
+  async #summary(grantId: string, names: Map<string, Promise<string | undefined>>): Promise<GrantSummary | undefined> {
+    const grant = await this.#adapter('Grant').find(grantId)
+    if (grant === undefined) return undefined
+    const accountId = String(grant['accountId'])
+    const clientId = String(grant['clientId'])
+    const username = (await this.#accounts.findById(accountId))?.username
+    let name = names.get(clientId)
+    if (name === undefined) {
+      name = this.#adapter('Client')
+        .find(clientId)
+        .then((client) => (typeof client?.['client_name'] === 'string' ? client['client_name'] : undefined))
+      names.set(clientId, name)
+    }
+    const clientName = await name
+    return {
+      grantId,
+      accountId,
+      ...(username !== undefined ? { username } : {}),
+      clientId,
+      ...(clientName !== undefined ? { clientName } : {}),
+      resources: (grant['resources'] ?? {}) as Record<string, string>,
+      ...(typeof grant['iat'] === 'number' ? { createdAt: grant['iat'] } : {}),
+      ...(typeof grant['exp'] === 'number' ? { expiresAt: grant['exp'] } : {}),
+    }
   }
 
   /** Ends one grant; false when there is none with this id. */

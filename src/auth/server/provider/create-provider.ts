@@ -9,6 +9,7 @@ import type { ConsentStore } from '../stores/consent-store.js'
 import { createAdapterFactory } from './adapter-factory.js'
 import { bindClientSecretMethod } from './client-auth-method.js'
 import { reuseUnchangedClients } from './client-reuse.js'
+import { refuseBlockedClients } from './blocked-client-refusal.js'
 import { registerJwtBearerGrant, type JwtBearerGrant } from './jwt-bearer-grant.js'
 import { providerConfiguration } from './provider-configuration.js'
 import { allowLoopbackRedirectsOnAnyPort } from './redirect-policy.js'
@@ -33,6 +34,8 @@ export interface CreateProviderDeps {
   dpopNonceSecret: Buffer
   /** With delegated login: whether the account must sign in at the upstream again (the login prompt asks it). */
   upstreamLoginNeeded?: (accountId: string) => Promise<boolean>
+  /** Whether an administrator blocked the client (an in-memory lookup: BlockedClients). */
+  isBlocked?: (clientId: string) => boolean
 }
 
 /** oidc-provider with our patches, and what the rest of the server takes from it. */
@@ -114,6 +117,9 @@ export function createProvider(deps: CreateProviderDeps): CreatedProvider {
   //    again · outermost: a kept Client is handed back as the wrappers below left it, with no step
   //    through them.
   reuseUnchangedClients(provider, storage.adapter('Client'))
+  // 7b. A blocked client gets nothing (unauthorized_client, "blocked") · wraps the static
+  //    `Client.find` once more · outermost of all: a client 7 kept is refused too.
+  if (deps.isBlocked !== undefined) refuseBlockedClients(provider, deps.isBlocked)
   // 8. The JWT bearer grant (RFC 7523 §2.1), when configured · `registerGrantType(name, handler,
   //    params, dupes)`, `lib/helpers/validate_dpop.js`, the token models · before any client is
   //    validated: a client's `grant_types` may name it only once it is registered.

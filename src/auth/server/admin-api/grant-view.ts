@@ -1,0 +1,17 @@
+import type { GrantSummary } from '../admin/grant-admin.js'
+
+const iso = (seconds: number): string => new Date(seconds * 1000).toISOString()
+
+/** A grant as the admin API shows it (snake_case, ISO times). */
+export function grantView(grant: GrantSummary): Record<string, unknown> {
+  return {
+    grant_id: grant.grantId,
+    account_id: grant.accountId,
+    ...(grant.username !== undefined ? { username: grant.username } : {}),
+    client_id: grant.clientId,
+    ...(grant.clientName !== undefined ? { client_name: grant.clientName } : {}),
+    resources: grant.resources,
+    ...(grant.createdAt !== undefined ? { created_at: iso(grant.createdAt) } : {}),
+    ...(grant.expiresAt !== undefined ? { expires_at: iso(grant.expiresAt) } : {}),
+  }
+}
