@@ -301,7 +301,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     // a blocked client's client_credentials tokens are refused here at once (it gets no new one either)
     clientMayAct: async (clientId) => !blocked.isBlocked(clientId) && (await provider.Client.find(clientId)) !== undefined,
   })
-  const adminApiMiddleware = await adminApi({
+  const adminApiMiddleware = adminApi({
     path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,
     url: ownIds.admin,
     services: {
@@ -319,6 +319,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const middleware = composeScoped(
     authorizationServerStack({
       adminApi: adminApiMiddleware,
+      blocked,
       options,
       provider,
       accounts,

@@ -34,51 +34,57 @@ export interface AdminApiOptions {
  *
  * @see https://www.rfc-editor.org/rfc/rfc9457
  */
-export async function adminApi(options: AdminApiOptions): Promise<Middleware> {
+export function adminApi(options: AdminApiOptions): Middleware {
   const { services, path } = options
   const document = adminApiDocument(options.url)
   const documentText = JSON.stringify(document)
-  const api = new OpenAPIBackend({
-    definition: structuredClone(document) as never,
-    apiRoot: '/',
-    strict: true,
-    validate: true,
-    coerceTypes: true,
-    customizeAjv: (ajv) => addFormats(ajv),
-    handlers: {
-      validationFail: (c) => {
-        throw new AdminProblem('invalid-request', (c.validation.errors ?? []).map((error) => `${error.instancePath || 'request'} ${error.message ?? 'is invalid'}`).join('; '), {
-          extra: { errors: (c.validation.errors ?? []).map(({ instancePath, message, params }) => ({ path: instancePath, message, params })) },
-        })
+  // built at the first request that needs it: compiling the document with ajv costs about a
+  // second of CPU, which a CLI command opening the server for one local operation never needs
+  let backend: Promise<OpenAPIBackend> | undefined
+  const build = async (): Promise<OpenAPIBackend> => {
+    const api = new OpenAPIBackend({
+      definition: structuredClone(document) as never,
+      apiRoot: '/',
+      strict: true,
+      validate: true,
+      coerceTypes: true,
+      customizeAjv: (ajv) => addFormats(ajv),
+      handlers: {
+        validationFail: (c) => {
+          throw new AdminProblem('invalid-request', (c.validation.errors ?? []).map((error) => `${error.instancePath || 'request'} ${error.message ?? 'is invalid'}`).join('; '), {
+            extra: { errors: (c.validation.errors ?? []).map(({ instancePath, message, params }) => ({ path: instancePath, message, params })) },
+          })
+        },
+        notFound: () => {
+          throw new AdminProblem('not-found', 'no such admin API operation: see openapi.json')
+        },
+        methodNotAllowed: () => {
+          throw new AdminProblem('method-not-allowed', 'this method is not one of the operations at this path: see openapi.json')
+        },
+        notImplemented: (c) => {
+          throw new Error(`the admin API operation ${c.operation.operationId} has no implementation`)
+        },
       },
-      notFound: () => {
-        throw new AdminProblem('not-found', 'no such admin API operation: see openapi.json')
-      },
-      methodNotAllowed: () => {
-        throw new AdminProblem('method-not-allowed', 'this method is not one of the operations at this path: see openapi.json')
-      },
-      notImplemented: (c) => {
-        throw new Error(`the admin API operation ${c.operation.operationId} has no implementation`)
-      },
-    },
-  })
-  for (const [operationId, operation] of Object.entries(ADMIN_OPERATIONS)) {
-    api.register(operationId, (c, caller: AdminCaller, ifMatch: string | undefined) => {
-      const request: AdminRequest = {
-        caller,
-        params: c.request.params as Record<string, string>,
-        query: c.request.query as Record<string, unknown>,
-        body: c.request.requestBody,
-        ifMatch,
-        services,
-      }
-      return operation(request)
     })
+    for (const [operationId, operation] of Object.entries(ADMIN_OPERATIONS)) {
+      api.register(operationId, (c, caller: AdminCaller, ifMatch: string | undefined) => {
+        const request: AdminRequest = {
+          caller,
+          params: c.request.params as Record<string, string>,
+          query: c.request.query as Record<string, unknown>,
+          body: c.request.requestBody,
+          ifMatch,
+          services,
+        }
+        return operation(request)
+      })
+    }
+    // the token was checked before the document is consulted (the caller is what reaches an operation)
+    api.registerSecurityHandler('bearer', () => true)
+    api.registerSecurityHandler('dpop', () => true)
+    await api.init()
+    return api
   }
-  // the token was checked before the document is consulted (the caller is what reaches an operation)
-  api.registerSecurityHandler('bearer', () => true)
-  api.registerSecurityHandler('dpop', () => true)
-  await api.init()
 
   const resourcePath = new URL(options.url).pathname
   const metadataPath = `/.well-known/oauth-protected-resource${resourcePath}`
@@ -110,6 +116,11 @@ export async function adminApi(options: AdminApiOptions): Promise<Middleware> {
     try {
       const caller = await services.authority.authenticate({ method: ctx.method, url: new URL(ctx.href), headers: ctx.headers })
       const body = await readJson(ctx)
+      backend ??= build()
+      const api = await backend.catch((error: unknown) => {
+        backend = undefined
+        throw error
+      })
       const answer = (await api.handleRequest(
         { method: ctx.method, path: ctx.path.slice(path.length) || '/', query: ctx.querystring, headers: ctx.headers as Record<string, string>, body },
         caller,

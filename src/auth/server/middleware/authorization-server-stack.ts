@@ -34,6 +34,8 @@ export interface AuthorizationServerStackDeps {
   options: ResolvedOptions
   /** The admin API (its metadata, its document, its operations behind the admin token check). */
   adminApi?: Middleware
+  /** Clients an administrator blocked: introspection answers their tokens inactive. */
+  blocked?: { isBlocked(clientId: string): boolean }
   provider: Provider
   accounts: AccountStore
   consents: ConsentStore
@@ -157,6 +159,7 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
       jwks: { keys: deps.signingKeys.map(publicJwk) },
       revocations: deps.revocations,
       clockToleranceSeconds: defaults.authServer.clockToleranceSeconds,
+      ...(deps.blocked !== undefined ? { isBlocked: deps.blocked.isBlocked.bind(deps.blocked) } : {}),
     }),
     // oidc-provider itself, under the issuer's path
     mount(mountPath === '' ? '/' : mountPath, provider),

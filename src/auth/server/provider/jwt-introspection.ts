@@ -10,7 +10,16 @@ import { oidcOf } from './oidc-context.js'
  * verifies the JWT with our keys (issuer, `typ`, expiry) and answers active unless its grant was
  * revoked. A public client may introspect only its own tokens, as oidc-provider's default policy says.
  */
-export function jwtIntrospection(options: { path: string; issuer: string; jwks: JSONWebKeySet; revocations: GrantRevocations; clockToleranceSeconds: number }): Middleware {
+export function jwtIntrospection(options: {
+  path: string
+  issuer: string
+  jwks: JSONWebKeySet
+  revocations: GrantRevocations
+  clockToleranceSeconds: number
+  /** A blocked client's tokens are inactive whatever else is true of them (its client_credentials tokens have no grant to revoke). */
+  isBlocked?: (clientId: string) => boolean
+}): Middleware {
+  const blocked = (clientId: unknown): boolean => typeof clientId === 'string' && options.isBlocked?.(clientId) === true
   const keys = createLocalJWKSet(options.jwks)
   return scoped(
     (path, method) => method === 'POST' && path === options.path,
@@ -20,6 +29,11 @@ export function jwtIntrospection(options: { path: string; issuer: string; jwks: 
       const caller = oidc?.client
       const token = oidc?.params?.['token']
       const body = ctx.body as Record<string, unknown> | undefined
+      // oidc-provider's own answer for a token it stores (an opaque one) knows nothing of blocks
+      if (ctx.status === 200 && body?.['active'] === true && blocked(body['client_id'])) {
+        ctx.body = { active: false }
+        return
+      }
       if (caller === undefined || typeof token !== 'string' || token.split('.').length !== 3) return
       const unknown = (ctx.status === 200 && body?.['active'] === false) || body?.['error'] === 'unsupported_token_type'
       if (!unknown) return
@@ -31,7 +45,7 @@ export function jwtIntrospection(options: { path: string; issuer: string; jwks: 
       }
       ctx.status = 200
       ctx.body = { active: false }
-      if (options.revocations.isRevoked(payload['gid'])) return
+      if (options.revocations.isRevoked(payload['gid']) || blocked(payload['client_id'])) return
       if (caller.clientAuthMethod === 'none' && payload['client_id'] !== caller.clientId) return
       const { gid: _gid, ...claims } = payload
       // a DPoP-bound token says so, and its `cnf` (claims) names the key (RFC 9449 §6.2)

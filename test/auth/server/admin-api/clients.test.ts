@@ -244,10 +244,30 @@ describe('admin API: blocking a client', () => {
     expect(issued.status).toBe(200)
     const accessToken = issued.body['access_token'] as string
     expect(await mcpStatus(accessToken)).toBe(200)
+    // a resource server in another process asks introspection: inactive while blocked too
+    const server = await adminCall(stack.origin, token, 'POST', '/clients', {
+      client_name: 'A resource server',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })
+    const basic = Buffer.from(`${server.body.client.client_id}:${server.body.client_secret}`).toString('base64')
+    const introspect = async (): Promise<unknown> => {
+      const response = await fetch(`${stack.origin}/token/introspection`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+        body: new URLSearchParams({ token: accessToken }),
+      })
+      return ((await response.json()) as { active?: unknown }).active
+    }
+    expect(await introspect()).toBe(true)
     expect((await adminCall(stack.origin, token, 'POST', `/clients/${encodeURIComponent(clientId)}/block`)).body.grants_ended).toBe(0)
     expect(await mcpStatus(accessToken)).toBe(401)
+    expect(await introspect()).toBe(false)
     expect((await adminCall(stack.origin, token, 'DELETE', `/clients/${encodeURIComponent(clientId)}/block`)).status).toBe(200)
     expect(await mcpStatus(accessToken)).toBe(200)
+    expect(await introspect()).toBe(true)
   })
 
   it('blocks a configured client as well', async () => {
