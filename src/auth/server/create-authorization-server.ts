@@ -15,6 +15,11 @@ import { createAdministration, type Administration } from './admin/create-admini
 import { AdminAuthority } from './admin-api/admin-caller.js'
 import { adminApi } from './admin-api/admin-api.js'
 import { PasswordLinks } from './stores/password-links.js'
+import { consoleClient, consoleRedirectUris } from './console/console-client.js'
+import { consoleRoutes } from './console/console-routes.js'
+import { ConsoleAuth } from './console/console-auth.js'
+import { ConsoleTokens } from './console/console-tokens.js'
+import { SealedCookies } from './console/sealed-cookies.js'
 import type { Account } from './stores/account-store.js'
 import { BearerAuth } from '../resource/bearer-auth.js'
 import { createJwtVerifier } from '../resource/jwt-verifier.js'
@@ -187,6 +192,12 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(served(stored)), defaults.authServer.resourceResyncMs)
   onClose(stopWatching)
   const box = new SecretBox(secrets.dataKey)
+  // the console: a configured client of the server itself, its secret derived (every node has it)
+  const consoleSecret = deriveSecret(secrets, defaults.authServer.admin.console.secretPurpose)
+  options.clients = [
+    ...options.clients.filter((client) => client.client_id !== defaults.authServer.admin.console.clientId),
+    consoleClient(options.issuer, options.mountPath, consoleSecret),
+  ]
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
   let upstreamLoginNeeded: ((accountId: string) => Promise<boolean>) | undefined
   // oidc-provider with every patch and decorator of ours, listed in order in provider/create-provider.ts
@@ -283,6 +294,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     }),
     accounts,
     clientMayAct: async (clientId) => (await provider.Client.find(clientId)) !== undefined,
+    // the clock read at each check, as the token verification reads it (a test that moves one moves both)
+    now: () => Date.now(),
   })
   const adminApiMiddleware = await adminApi({
     path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,
@@ -298,10 +311,58 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       deleteAccount,
     },
   })
+  const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
+  const consoleMiddleware = consoleRoutes({
+    issuer: options.issuer,
+    mountPath: options.mountPath,
+    administration: admin,
+    accounts,
+    authority: adminAuthority,
+    accountBearer: new BearerAuth({
+      verifier: createJwtVerifier({
+        issuer: provider.issuer,
+        audience: ownIds.account,
+        jwks: { keys: jwks.keys.map(publicJwk) },
+        algorithms: [options.accessTokenAlg],
+        checkRevocation: revocationCheck,
+      }),
+      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(ownIds.account).pathname}`,
+      requiredScopes: [defaults.authServer.admin.accountScope],
+    }),
+    resources,
+    configuredResources,
+    passwordLinks,
+    deleteAccount,
+    csrfKey: deriveSecret(secrets, 'mcp-auth console forms'),
+    ...(options.branding !== undefined ? { branding: options.branding } : {}),
+    auth: new ConsoleAuth({
+      tokens: new ConsoleTokens({ provider, issuer: options.issuer, clientId: defaults.authServer.admin.console.clientId, clientSecret: consoleSecret.toString('base64url') }),
+      cookies: new SealedCookies(new SecretBox(deriveSecret(secrets, defaults.authServer.admin.console.cookiePurpose)), options.issuer.protocol === 'https:'),
+      authorizationEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.authorization}`,
+      clientId: defaults.authServer.admin.console.clientId,
+    }),
+    surfaces: {
+      admin: {
+        basePath: `${options.mountPath}${defaults.authServer.admin.consolePath}`,
+        cookie: defaults.authServer.admin.console.sessionCookie,
+        resource: ownIds.admin,
+        scope: defaults.authServer.admin.scope,
+        redirectUri: consoleUris.admin,
+      },
+      account: {
+        basePath: `${options.mountPath}${defaults.authServer.admin.accountPath}`,
+        cookie: defaults.authServer.admin.console.accountCookie,
+        resource: ownIds.account,
+        scope: defaults.authServer.admin.accountScope,
+        redirectUri: consoleUris.account,
+      },
+    },
+  })
   // Each request enters only the middleware meant for it (see scoped).
   const middleware = composeScoped(
     authorizationServerStack({
       adminApi: adminApiMiddleware,
+      console: consoleMiddleware,
       options,
       provider,
       accounts,

@@ -19,10 +19,14 @@ export function accountsAndInteractions(
       profile: ['name', 'preferred_username'],
       email: ['email', 'email_verified'],
     },
-    async findAccount(_ctx, id): Promise<OidcAccount | undefined> {
+    async findAccount(ctx, id): Promise<OidcAccount | undefined> {
       const account = await deps.accounts.findById(id)
       // a deleted or disabled account gets no token: no code redeemed, no refresh
       if (account === undefined || account.disabled === true) return undefined
+      // a browser session signed in before the account's sessions were ended (a password change) is signed out
+      const session = (ctx as { oidc?: { entities?: { Session?: { authTime?: () => number | undefined; accountId?: string } } } } | undefined)?.oidc?.entities?.Session
+      const signedInAt = session?.accountId === id ? session.authTime?.() : undefined
+      if (account.sessionsNotBefore !== undefined && signedInAt !== undefined && signedInAt < account.sessionsNotBefore) return undefined
       return {
         accountId: account.id,
         claims: () => ({ sub: account.id, preferred_username: account.username, ...account.claims }),
