@@ -3,6 +3,9 @@ import { defaults } from '../../../../config/defaults.js'
 import type { ResolvedOptions } from '../../options.js'
 import type { ProviderConfigurationDeps } from './deps.js'
 import { interactionPolicyFor } from './interaction-policy.js'
+import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
+import { oidcOf } from '../oidc-context.js'
+import type { AccountStore } from '../../stores/account-store.js'
 
 /**
  * Who signs in and what they grant: the claims of each OIDC scope, accounts from our store (a
@@ -19,14 +22,10 @@ export function accountsAndInteractions(
       profile: ['name', 'preferred_username'],
       email: ['email', 'email_verified'],
     },
-    async findAccount(ctx, id): Promise<OidcAccount | undefined> {
+    async findAccount(_ctx, id): Promise<OidcAccount | undefined> {
       const account = await deps.accounts.findById(id)
       // a deleted or disabled account gets no token: no code redeemed, no refresh
       if (account === undefined || account.disabled === true) return undefined
-      // a browser session signed in before the account's sessions were ended (a password change) is signed out
-      const session = (ctx as { oidc?: { entities?: { Session?: { authTime?: () => number | undefined; accountId?: string } } } } | undefined)?.oidc?.entities?.Session
-      const signedInAt = session?.accountId === id ? session.authTime?.() : undefined
-      if (account.sessionsNotBefore !== undefined && signedInAt !== undefined && signedInAt < account.sessionsNotBefore) return undefined
       return {
         accountId: account.id,
         claims: () => ({ sub: account.id, preferred_username: account.username, ...account.claims }),
@@ -66,7 +65,24 @@ export function accountsAndInteractions(
     },
     interactions: {
       url: (_ctx, interaction) => `${options.mountPath}${defaults.authServer.interactionPath}/${interaction.uid}`,
-      policy: interactionPolicyFor(deps),
+      policy: withEndedSessions(interactionPolicyFor(deps), deps.accounts),
     },
   }
+}
+
+/**
+ * A browser session signed in before the account's `sessionsNotBefore` (its password changed
+ * since: people's own page, a set-password link) no longer counts: the login page is shown again.
+ */
+function withEndedSessions(policy: ReturnType<typeof interactionPolicy.base>, accounts: AccountStore): ReturnType<typeof interactionPolicy.base> {
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('sessions_ended', "the account's sessions were ended (its password changed)", async (ctx: KoaContextWithOIDC) => {
+      const session = oidcOf(ctx)?.session
+      const accountId = session?.accountId
+      if (session === undefined || accountId === undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      const notBefore = (await accounts.findById(accountId))?.sessionsNotBefore
+      return notBefore !== undefined && (session.authTime() ?? 0) < notBefore ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
+    }),
+  )
+  return policy
 }
