@@ -20,6 +20,7 @@ import { consoleRoutes } from './console/console-routes.js'
 import { ConsoleAuth } from './console/console-auth.js'
 import { ConsoleTokens } from './console/console-tokens.js'
 import { SealedCookies } from './console/sealed-cookies.js'
+import { FirstAdministrator } from './console/first-administrator.js'
 import type { Account } from './stores/account-store.js'
 import { BearerAuth } from '../resource/bearer-auth.js'
 import { createJwtVerifier } from '../resource/jwt-verifier.js'
@@ -118,6 +119,12 @@ export interface AuthorizationServer {
   readonly administration: Administration
   /** Who may administer: the admin API's token check (audience, scope, revocation), role and sign-in age. */
   readonly adminAuthority: AdminAuthority
+  /**
+   * On a store without an administrator, the one-time setup link a start prints (made
+   * first-writer-wins: of nodes starting together one gets `link`, the others `printed`, and a
+   * later start gets a new link only once the last expired). `present`: there is one already.
+   */
+  firstAdministrator(): Promise<{ kind: 'present' } | { kind: 'link'; url: string; expiresAt: number } | { kind: 'printed'; at: number; expiresAt: number }>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /**
@@ -312,6 +319,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     },
   })
   const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
+  const firstAdministrator = new FirstAdministrator({ adapter: (name) => new Adapter(name), accounts, ttlSeconds: defaults.authServer.admin.setupLinkTtlSeconds })
   const consoleMiddleware = consoleRoutes({
     issuer: options.issuer,
     mountPath: options.mountPath,
@@ -341,6 +349,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       authorizationEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.authorization}`,
       clientId: defaults.authServer.admin.console.clientId,
     }),
+    firstAdministrator,
     surfaces: {
       admin: {
         basePath: `${options.mountPath}${defaults.authServer.admin.consolePath}`,
@@ -409,5 +418,10 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
     signPrincipalToken: (claims) => principalSigner.sign(claims),
     sweepUnusedClients: () => sweeper.sweep(),
+    async firstAdministrator() {
+      const notice = await firstAdministrator.announce()
+      if (notice.kind !== 'link') return notice
+      return { kind: 'link', url: `${options.issuer.origin}${options.mountPath}${defaults.authServer.admin.consolePath}/setup/${notice.token}`, expiresAt: notice.expiresAt }
+    },
   }
 }

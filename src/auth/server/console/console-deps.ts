@@ -7,6 +7,7 @@ import type { Account, AccountStore } from '../stores/account-store.js'
 import type { PasswordLinks } from '../stores/password-links.js'
 import type { ResourceStore } from '../stores/resource-store.js'
 import type { ConsoleAuth, ConsoleSession, ConsoleSurface } from './console-auth.js'
+import type { FirstAdministrator } from './first-administrator.js'
 import type { Context } from 'koa'
 
 /** What the console's pages act on: the server's administration core, its stores, the token checks. */
@@ -28,6 +29,8 @@ export interface ConsoleDeps {
   csrfKey: Buffer
   branding?: PageBranding
   auth: ConsoleAuth
+  /** The first administrator's one-time setup link. */
+  firstAdministrator: FirstAdministrator
   surfaces: { admin: ConsoleSurface; account: ConsoleSurface }
 }
 
