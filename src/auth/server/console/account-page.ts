@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa'
 import { defaults } from '../../../config/defaults.js'
+import { breakableUrl } from '../../../views/breakable-url.js'
 import { AccessDeniedError, InsufficientUserAuthenticationError, OAuthError } from '../../errors.js'
 import type { Account } from '../stores/account-store.js'
 import { maxAgeOf, SignInNeeded, type ConsoleSession } from './console-auth.js'
@@ -130,7 +131,7 @@ async function show(ctx: Context, deps: ConsoleDeps, account: Account, csrf: str
   const rows = grants.map((grant) => [
     `<strong>${h(grant.clientName ?? grant.clientId)}</strong><br><code class="muted small">${h(grant.clientId)}</code>`,
     Object.entries(grant.resources)
-      .map(([uri, scopes]) => `<code>${h(uri)}</code><br><span class="muted">${h(scopes)}</span>`)
+      .map(([uri, scopes]) => `<code class="url">${breakableUrl(uri)}</code><br><span class="muted">${h(scopes)}</span>`)
       .join('<br>'),
     when(grant.createdAt),
     postButton(`${base}/grants/${encodeURIComponent(grant.grantId)}/revoke`, 'Revoke', csrf, { secondary: true, id: `revoke-${grant.clientId}` }),

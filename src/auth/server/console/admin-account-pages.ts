@@ -1,4 +1,5 @@
 import { defaults } from '../../../config/defaults.js'
+import { breakableUrl } from '../../../views/breakable-url.js'
 import { AccountAdmin } from '../admin/account-admin.js'
 import type { GrantSummary } from '../admin/grant-admin.js'
 import { collectPage } from '../admin-api/list-page.js'
@@ -33,7 +34,7 @@ export function grantRows(request: AdminPageRequest, grants: readonly GrantSumma
     h(grant.username ?? grant.accountId),
     `<a href="${h(`${base}/clients/${encodeURIComponent(grant.clientId)}`)}">${h(grant.clientName ?? grant.clientId)}</a>`,
     Object.entries(grant.resources)
-      .map(([uri, scopes]) => `<code>${h(uri)}</code>: ${h(scopes)}`)
+      .map(([uri, scopes]) => `<code class="url">${breakableUrl(uri)}</code>: ${h(scopes)}`)
       .join('<br>'),
     when(grant.createdAt),
     postButton(`${base}/grants/${encodeURIComponent(grant.grantId)}/revoke`, 'Revoke', request.csrf, { fields: { back }, secondary: true, id: `revoke-${grant.grantId}` }),

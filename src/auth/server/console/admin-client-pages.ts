@@ -1,4 +1,5 @@
 import { defaults } from '../../../config/defaults.js'
+import { breakableUrl } from '../../../views/breakable-url.js'
 import { AdminError } from '../admin/admin-error.js'
 import { grantRows, doneNotice } from './admin-account-pages.js'
 import type { AdminPage, AdminPageRequest } from './console-deps.js'
@@ -81,7 +82,7 @@ export const clientPage: AdminPage = async (request) => {
 <dt>Client ID</dt><dd><code>${h(client.client_id)}</code></dd>
 <dt>Origin</dt><dd>${client.configured ? 'configured' : 'registered'}</dd>
 <dt>Grant types</dt><dd>${h((client.grant_types ?? []).join(' ') || '–')}</dd>
-<dt>Redirect URIs</dt><dd>${(client.redirect_uris ?? []).map((uri) => `<code>${h(uri)}</code>`).join('<br>') || '–'}</dd>
+<dt>Redirect URIs</dt><dd>${(client.redirect_uris ?? []).map((uri) => `<code class="url">${breakableUrl(uri)}</code>`).join('<br>') || '–'}</dd>
 </dl>
 <div class="actions">${actions.join('')}</div>
 <h2>Who uses it</h2>

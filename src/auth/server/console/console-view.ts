@@ -34,12 +34,12 @@ export function postButton(action: string, label: string, csrf: string, options:
   return `<form class="inline" method="post" action="${h(action)}"><input type="hidden" name="csrf" value="${h(csrf)}">${fields}<button type="submit" class="${options.secondary === true ? 'secondary' : 'primary'}"${id}>${h(label)}</button></form>`
 }
 
-/** A table with a caption (for screen readers) and header cells; the cells are fragments built from escaped parts. */
+/** A table with a caption and header cells (rows stacked on a phone's width); the cells are fragments built from escaped parts. */
 export function table(caption: string, headers: readonly string[], rows: ReadonlyArray<readonly string[]>, empty: string): string {
   if (rows.length === 0) return `<p class="muted">${h(empty)}</p>`
   const head = headers.map((header) => `<th scope="col">${h(header)}</th>`).join('')
   const body = rows.map((cells) => `<tr>${cells.map((cell) => `<td>${cell}</td>`).join('')}</tr>`).join('')
-  return `<div class="table-wrap"><table><caption class="muted">${h(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
+  return `<div class="table-wrap"><table class="stack"><caption class="muted">${h(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`
 }
 
 /** Epoch seconds (or ms when `ms`) as an ISO 8601 time in a `<time>` element; a dash when unknown. */
