@@ -197,7 +197,29 @@ export const accountAction: AdminPage = async (request) => {
       return showLink(request, current, await admin.passwordLink(current))
     case 'delete':
       sensitive('delete')
+      if (request.form.get('confirm') !== 'yes')
+        return confirmPage(
+          request,
+          `Delete ${current.username}?`,
+          `${path}/delete`,
+          { rev: String(current.rev ?? 0) },
+          path,
+          'Its grants end and its gateway values are deleted; this cannot be undone.',
+        )
       await request.deps.deleteAccount(current, revision)
       return back('deleted', `${request.deps.surfaces.admin.basePath}/accounts`)
   }
+}
+
+/** A second step before an action that cannot be undone: the same form again, with `confirm=yes`. */
+export function confirmPage(request: AdminPageRequest, title: string, action: string, fields: Record<string, string>, back: string, consequence: string): void {
+  sendPage(
+    request.ctx,
+    {
+      title,
+      nav: request.nav(''),
+      content: `<p>${h(consequence)}</p><div class="actions row">${postButton(action, 'Yes, do it', request.csrf, { fields: { ...fields, confirm: 'yes' }, id: 'confirm' })}<a href="${h(back)}" id="cancel">Cancel</a></div>`,
+    },
+    request.deps.branding,
+  )
 }

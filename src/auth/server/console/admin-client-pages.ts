@@ -1,7 +1,7 @@
 import { defaults } from '../../../config/defaults.js'
 import { breakableUrl } from '../../../views/breakable-url.js'
 import { AdminError } from '../admin/admin-error.js'
-import { grantRows, doneNotice } from './admin-account-pages.js'
+import { confirmPage, doneNotice, grantRows } from './admin-account-pages.js'
 import type { AdminPage, AdminPageRequest } from './console-deps.js'
 import { h, notice, postButton, sendPage, table } from './console-view.js'
 
@@ -99,6 +99,8 @@ export const clientAction: AdminPage = async (request) => {
   const base = request.deps.surfaces.admin.basePath
   const blocks = blocking(request)
   if (verb === 'remove') {
+    if (request.form.get('confirm') !== 'yes')
+      return confirmPage(request, `Remove ${clientId}?`, `${path}/remove`, {}, path, 'Its grants end at once and it must register again; this cannot be undone.')
     await request.deps.administration.clients.remove(clientId)
     request.ctx.redirect(`${base}/clients`)
   } else if (blocks !== undefined) {

@@ -113,3 +113,48 @@ describe('the console at /admin', () => {
     expect((await stack.as.administration.grants.list({ username: 'pat' })).some((candidate) => candidate.grantId === grant.grantId)).toBe(false)
   })
 })
+
+describe('the console’s session', () => {
+  it('refreshes an expired access token in-process, and sends a sign-in older than an hour back with max_age', async () => {
+    const root1 = new ConsoleVisitor(stack.origin, root)
+    await root1.open('/admin')
+    const cookieBefore = root1.jar.header(new URL(`${stack.origin}/admin`))
+    // 61 minutes on: the access token (10 min) has expired, the sign-in is older than the console allows
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61 * 60_000 })
+    const page = await root1.open('/admin/accounts')
+    expect(page.status).toBe(200)
+    expect(page.url.pathname).toBe('/admin/accounts')
+    expect(root1.signIns.at(-1)!.searchParams.get('max_age')).toBe('3600')
+    expect(root1.jar.header(new URL(`${stack.origin}/admin`))).not.toBe(cookieBefore)
+  })
+
+  it('closes the console to an administrator disabled meanwhile, at the next page', async () => {
+    await stack.as.accounts.setUser('ops', 'ops password 1', {}, undefined, 'admin')
+    const ops = new ConsoleVisitor(stack.origin, { username: 'ops', password: 'ops password 1' })
+    expect((await ops.open('/admin')).status).toBe(200)
+    await stack.as.administration.accounts.disable('ops')
+    // its grants ended with it: no refresh; back at the login page, which refuses a disabled account
+    await expect(ops.open('/admin')).rejects.toThrow(/unexpected 401 at .*\/interaction\//)
+    expect(ops.signIns.length).toBe(2)
+  })
+
+  it('closes the console to an administrator made an ordinary account meanwhile, with the not-an-administrator page', async () => {
+    await stack.as.accounts.setUser('ops2', 'ops2 password 1', {}, undefined, 'admin')
+    const ops2 = new ConsoleVisitor(stack.origin, { username: 'ops2', password: 'ops2 password 1' })
+    expect((await ops2.open('/admin')).status).toBe(200)
+    await stack.as.administration.accounts.setRole('ops2', undefined)
+    const refused = await ops2.open('/admin')
+    expect(refused.status).toBe(403)
+    expect(refused.html).toContain('id="not-admin"')
+  })
+
+  it('asks to confirm before deleting an account', async () => {
+    await stack.as.accounts.setUser('temp', 'temp password 1', {}, ['mcp'])
+    const root1 = new ConsoleVisitor(stack.origin, root)
+    const asked = await root1.submit('/admin/accounts/temp', 'delete')
+    expect(asked.html).toContain('Delete temp?')
+    expect(await stack.as.accounts.findByUsername('temp')).toBeDefined()
+    const page = await root1.open('/admin/accounts/temp')
+    expect(page.status).toBe(200)
+  })
+})

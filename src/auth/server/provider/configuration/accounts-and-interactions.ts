@@ -72,7 +72,8 @@ export function accountsAndInteractions(
 
 /**
  * A browser session signed in before the account's `sessionsNotBefore` (its password changed
- * since: people's own page, a set-password link) no longer counts: the login page is shown again.
+ * since: people's own page, a set-password link), or of an account deleted or disabled since, no
+ * longer counts: the login page is shown again.
  */
 function withEndedSessions(policy: ReturnType<typeof interactionPolicy.base>, accounts: AccountStore): ReturnType<typeof interactionPolicy.base> {
   policy.get('login')!.checks.add(
@@ -80,7 +81,10 @@ function withEndedSessions(policy: ReturnType<typeof interactionPolicy.base>, ac
       const session = oidcOf(ctx)?.session
       const accountId = session?.accountId
       if (session === undefined || accountId === undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
-      const notBefore = (await accounts.findById(accountId))?.sessionsNotBefore
+      const account = await accounts.findById(accountId)
+      // gone or disabled (findAccount gives oidc-provider nothing, and its consent prompt would fail on the missing grant): sign in again
+      if (account === undefined || account.disabled === true) return interactionPolicy.Check.REQUEST_PROMPT
+      const notBefore = account.sessionsNotBefore
       return notBefore !== undefined && (session.authTime() ?? 0) < notBefore ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
     }),
   )
