@@ -38,6 +38,9 @@ describe('the console at /admin', () => {
     // the session cookie was set at the callback; no token is visible in it
     expect(root1.jar.header(new URL(`${stack.origin}/admin`))).toMatch(/mcp-auth-console=enc/)
     expect(cookie).not.toContain('eyJ')
+    // the console is a configured client: listed as such, never removed by an administrator
+    expect((await stack.as.administration.clients.list()).find((client) => client.client_id === 'mcp-auth-console')).toMatchObject({ configured: true })
+    await expect(stack.as.administration.clients.remove('mcp-auth-console')).rejects.toMatchObject({ code: 'configured_client' })
   })
 
   it('creates an account, disables and enables it, and hands out a one-time set-password link that works once', async () => {
