@@ -347,6 +347,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       tokens: new ConsoleTokens({ provider, issuer: options.issuer, clientId: defaults.authServer.admin.console.clientId, clientSecret: consoleSecret.toString('base64url') }),
       cookies: new SealedCookies(new SecretBox(deriveSecret(secrets, defaults.authServer.admin.console.cookiePurpose)), options.issuer.protocol === 'https:'),
       authorizationEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.authorization}`,
+      endSessionEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.end_session}`,
       clientId: defaults.authServer.admin.console.clientId,
     }),
     firstAdministrator,

@@ -66,11 +66,7 @@ export async function serveAccountPage(ctx: Context, next: Next, deps: ConsoleDe
   try {
     if (ctx.method === 'GET') return await show(ctx, deps, account, csrf)
     const form = await readConsoleForm(ctx, { origin: deps.issuer.origin, csrfKey: deps.csrfKey, binding: session.sid })
-    if (sub === '/signout') {
-      deps.auth.signOut(ctx, surface)
-      sendPage(ctx, { title: 'Signed out', content: `<p>You signed out of your page.</p><p><a href="${h(surface.basePath)}">Sign in again</a></p>` }, deps.branding)
-      return
-    }
+    if (sub === '/signout') return await deps.auth.endSession(ctx, surface, session)
     if (revoke !== null) {
       const grantId = decodeURIComponent(revoke[1]!)
       // only a grant of this account: the id alone proves nothing

@@ -179,13 +179,5 @@ async function signOut(ctx: Context, deps: ConsoleDeps): Promise<void> {
       throw error
     }
   }
-  deps.auth.signOut(ctx, surface)
-  sendPage(
-    ctx,
-    {
-      title: 'Signed out',
-      content: `<p>You signed out of the console.</p><p><a href="${h(surface.basePath)}">Sign in again</a></p>`,
-    },
-    deps.branding,
-  )
+  await deps.auth.endSession(ctx, surface, session)
 }

@@ -58,12 +58,14 @@ export class ConsoleAuth {
   readonly #tokens: ConsoleTokens
   readonly #cookies: SealedCookies
   readonly #authorizationEndpoint: string
+  readonly #endSessionEndpoint: string
   readonly #clientId: string
 
-  constructor(deps: { tokens: ConsoleTokens; cookies: SealedCookies; authorizationEndpoint: string; clientId: string }) {
+  constructor(deps: { tokens: ConsoleTokens; cookies: SealedCookies; authorizationEndpoint: string; endSessionEndpoint: string; clientId: string }) {
     this.#tokens = deps.tokens
     this.#cookies = deps.cookies
     this.#authorizationEndpoint = deps.authorizationEndpoint
+    this.#endSessionEndpoint = deps.endSessionEndpoint
     this.#clientId = deps.clientId
   }
 
@@ -141,9 +143,23 @@ export class ConsoleAuth {
     this.#write(ctx, surface, session)
   }
 
-  /** Ends the console session (the cookie); the grant stays, as with any client's sign-out. */
+  /** Drops the session cookie (a refused session; the sign-out below does more). */
   signOut(ctx: Context, surface: ConsoleSurface): void {
     this.#cookies.clear(ctx, surface.cookie, surface.basePath)
+  }
+
+  /**
+   * A person's sign-out: the console's grant ends (its refresh token revoked, so its tokens stop
+   * working on every node, `/admin`'s and `/account`'s alike), the cookie goes, and the browser is
+   * sent to the server's end-session endpoint, which asks to end the browser session as well.
+   */
+  async endSession(ctx: Context, surface: ConsoleSurface, session: ConsoleSession | undefined): Promise<void> {
+    if (session?.tokens.refreshToken !== undefined) await this.#tokens.revoke(session.tokens.refreshToken)
+    this.signOut(ctx, surface)
+    const url = new URL(this.#endSessionEndpoint)
+    url.searchParams.set('client_id', this.#clientId)
+    ctx.redirect(url.href)
+    ctx.status = 303
   }
 
   #write(ctx: Context, surface: ConsoleSurface, session: ConsoleSession): void {

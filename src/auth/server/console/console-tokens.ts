@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider'
-import { injectRequest } from './inject-request.js'
+import { injectRequest, type InjectedResponse } from './inject-request.js'
 
 /** Tokens the console holds for one signed-in person (sealed in their cookie). */
 export interface ConsoleTokenSet {
@@ -40,11 +40,16 @@ export class ConsoleTokens {
     return this.#request({ grant_type: 'refresh_token', refresh_token: refreshToken, resource })
   }
 
-  async #request(params: Record<string, string>): Promise<ConsoleTokenSet> {
+  /** Revokes a refresh token (RFC 7009): oidc-provider ends its grant, and the grant's tokens with it. */
+  async revoke(refreshToken: string): Promise<void> {
+    await this.#post('revocation', { token: refreshToken, token_type_hint: 'refresh_token' })
+  }
+
+  #post(endpoint: 'token' | 'revocation', params: Record<string, string>): Promise<InjectedResponse> {
     const body = new URLSearchParams({ ...params, client_id: this.#client.id, client_secret: this.#client.secret }).toString()
-    const answer = await injectRequest(this.#provider.callback(), {
+    return injectRequest(this.#provider.callback(), {
       method: 'POST',
-      url: this.#provider.pathFor('token'),
+      url: this.#provider.pathFor(endpoint),
       headers: {
         host: this.#issuer.host,
         'x-forwarded-proto': this.#issuer.protocol.slice(0, -1),
@@ -53,6 +58,10 @@ export class ConsoleTokens {
       },
       body,
     })
+  }
+
+  async #request(params: Record<string, string>): Promise<ConsoleTokenSet> {
+    const answer = await this.#post('token', params)
     const json = (() => {
       try {
         return JSON.parse(answer.body) as Record<string, unknown>

@@ -151,6 +151,19 @@ describe('the console’s session', () => {
     expect(refused.html).toContain('id="not-admin"')
   })
 
+  it('signs out: the console’s grant ends (a copy of the cookie is worth nothing) and the server asks to end the browser session', async () => {
+    const root1 = new ConsoleVisitor(stack.origin, root)
+    await root1.open('/admin')
+    const copied = root1.jar.header(new URL(`${stack.origin}/admin`))
+    const out = await root1.submit('/admin', 'sign-out')
+    expect(out.url.pathname).toBe('/session/end')
+    expect(out.html).toContain('Sign out?')
+    expect(root1.jar.header(new URL(`${stack.origin}/admin`))).not.toMatch(/mcp-auth-console=/)
+    const replayed = await fetch(`${stack.origin}/admin`, { redirect: 'manual', headers: { cookie: copied } })
+    expect(replayed.status).toBe(302)
+    expect(new URL(replayed.headers.get('location')!).pathname).toBe('/authorize')
+  })
+
   it('asks to confirm before deleting an account', async () => {
     await stack.as.accounts.setUser('temp', 'temp password 1', {}, ['mcp'])
     const root1 = new ConsoleVisitor(stack.origin, root)
