@@ -679,6 +679,36 @@ export const defaults = {
        * (a consent whose grant expired): it answers a shorter page and a cursor instead.
        */
       maxGrantsScanned: 2_000,
+      /** The console and people's own page: a first-party client of the server itself. */
+      console: {
+        /**
+         * `client_id` of the console, a configured confidential client the server adds itself (its
+         * secret derived from the data key, so every node holds it); consent is skipped for it.
+         */
+        clientId: 'mcp-auth-console',
+        /** HKDF label of the console client's secret (from the data key). */
+        secretPurpose: 'mcp-auth console client',
+        /** HKDF label of the key sealing the console's cookies (tokens live only sealed in them). */
+        cookiePurpose: 'mcp-auth console cookies',
+        /** Cookie of the console's session (path: the console), sealed: its tokens, never readable by scripts. */
+        sessionCookie: 'mcp-auth-console',
+        /** Cookie of people's own page session (path: that page). */
+        accountCookie: 'mcp-auth-account',
+        /** Cookie of a sign-in under way (state, PKCE verifier, the page to return to), sealed. */
+        flowCookie: 'mcp-auth-console-flow',
+        /**
+         * How long (seconds) a sign-in under way may take, from the redirect to the callback; also
+         * the flow cookie's lifetime. 10 minutes, as the login interaction's.
+         */
+        flowTtlSeconds: 10 * 60,
+        /**
+         * Lifetime (seconds) of the console's session cookie: the refresh token inside outlives
+         * the access token; re-authentication still follows `maxLoginAgeSeconds`. 12 hours.
+         */
+        sessionTtlSeconds: 12 * 60 * 60,
+        /** An access token this close (seconds) to its expiry is refreshed before it is checked. */
+        refreshLeewaySeconds: 30,
+      },
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {

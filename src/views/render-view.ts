@@ -49,7 +49,7 @@ function brandValues(branding: PageBranding): Record<string, string> {
   }
 }
 
-export type ViewName = 'login' | 'consent' | 'error' | 'logout' | 'logged-out' | 'callback' | 'home'
+export type ViewName = 'login' | 'consent' | 'error' | 'logout' | 'logged-out' | 'callback' | 'home' | 'console'
 
 /**
  * Renders `views/<name>.html` inside `views/layout.html`. `{{x}}` is escaped; `{{{x}}}` takes a
@@ -57,9 +57,9 @@ export type ViewName = 'login' | 'consent' | 'error' | 'logout' | 'logged-out' |
  * helper's loopback page (`callback`) share the layout and its stylesheet; `branding` (the
  * operator's product name, logo and colours) goes into the layout of every page.
  */
-export function renderView(name: ViewName, title: string, values: Record<string, unknown>, branding: PageBranding = DEFAULT_BRANDING): string {
+export function renderView(name: ViewName, title: string, values: Record<string, unknown>, branding: PageBranding = DEFAULT_BRANDING, layout: { wide?: boolean } = {}): string {
   const body = fill(template(name), values)
-  return fill(template('layout'), { title, body, ...brandValues(branding) })
+  return fill(template('layout'), { title, body, mainClass: layout.wide === true ? 'wide' : '', ...brandValues(branding) })
 }
 
 /**
@@ -76,6 +76,15 @@ export function pageHeaders(branding: PageBranding = DEFAULT_BRANDING): Readonly
     'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
   }
+}
+
+/**
+ * Security headers of the console's pages (`/admin`, `/account`): those of every page, and forms
+ * may post only to this origin (`form-action 'self'`); the one script they load is a file of ours.
+ */
+export function consolePageHeaders(branding: PageBranding = DEFAULT_BRANDING): Readonly<Record<string, string>> {
+  const headers = pageHeaders(branding)
+  return { ...headers, 'content-security-policy': `${headers['content-security-policy']}; form-action 'self'` }
 }
 
 /** Security headers of a page without a logo. */

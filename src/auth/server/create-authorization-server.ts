@@ -16,6 +16,12 @@ import { createAdministration, type Administration } from './admin/create-admini
 import { AdminAuthority } from './admin-api/admin-caller.js'
 import { adminApi } from './admin-api/admin-api.js'
 import { PasswordLinks } from './stores/password-links.js'
+import { consoleClient, consoleRedirectUris } from './console/console-client.js'
+import { consoleRoutes } from './console/console-routes.js'
+import { ConsoleAuth } from './console/console-auth.js'
+import { ConsoleTokens } from './console/console-tokens.js'
+import { SealedCookies } from './console/sealed-cookies.js'
+import { FirstAdministrator } from './console/first-administrator.js'
 import type { Account } from './stores/account-store.js'
 import { BearerAuth } from '../resource/bearer-auth.js'
 import { createJwtVerifier } from '../resource/jwt-verifier.js'
@@ -116,6 +122,12 @@ export interface AuthorizationServer {
   readonly administration: Administration
   /** Who may administer: the admin API's token check (audience, scope, revocation), role and sign-in age. */
   readonly adminAuthority: AdminAuthority
+  /**
+   * On a store without an administrator, the one-time setup link a start prints (made
+   * first-writer-wins: of nodes starting together one gets `link`, the others `printed`, and a
+   * later start gets a new link only once the last expired). `present`: there is one already.
+   */
+  firstAdministrator(): Promise<{ kind: 'present' } | { kind: 'link'; url: string; expiresAt: number } | { kind: 'printed'; at: number; expiresAt: number }>
   /** Deletes dynamic registrations that were never used (also runs on a timer). */
   sweepUnusedClients(): Promise<number>
   /**
@@ -194,6 +206,12 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   const stopWatching = await resources.watch(storedResources, (stored) => scopes.setResources(served(stored)), defaults.authServer.resourceResyncMs)
   onClose(stopWatching)
   const box = new SecretBox(secrets.dataKey)
+  // the console: a configured client of the server itself, its secret derived (every node has it)
+  const consoleSecret = deriveSecret(secrets, defaults.authServer.admin.console.secretPurpose)
+  options.clients = [
+    ...options.clients.filter((client) => client.client_id !== defaults.authServer.admin.console.clientId),
+    consoleClient(options.issuer, options.mountPath, consoleSecret),
+  ]
   // Set once delegation is wired below; the login prompt asks it (see provider-configuration).
   let upstreamLoginNeeded: ((accountId: string) => Promise<boolean>) | undefined
   // oidc-provider with every patch and decorator of ours, listed in order in provider/create-provider.ts
@@ -300,6 +318,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     accounts,
     // a blocked client's client_credentials tokens are refused here at once (it gets no new one either)
     clientMayAct: async (clientId) => !blocked.isBlocked(clientId) && (await provider.Client.find(clientId)) !== undefined,
+    // the clock read at each check, as the token verification reads it (a test that moves one moves both)
+    now: () => Date.now(),
   })
   const adminApiMiddleware = adminApi({
     path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,
@@ -315,11 +335,62 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       deleteAccount,
     },
   })
+  const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
+  const firstAdministrator = new FirstAdministrator({ adapter: (name) => new Adapter(name), accounts, ttlSeconds: defaults.authServer.admin.setupLinkTtlSeconds })
+  const consoleMiddleware = consoleRoutes({
+    issuer: options.issuer,
+    mountPath: options.mountPath,
+    administration: admin,
+    accounts,
+    authority: adminAuthority,
+    accountBearer: new BearerAuth({
+      verifier: createJwtVerifier({
+        issuer: provider.issuer,
+        audience: ownIds.account,
+        jwks: { keys: jwks.keys.map(publicJwk) },
+        algorithms: [options.accessTokenAlg],
+        checkRevocation: revocationCheck,
+      }),
+      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(ownIds.account).pathname}`,
+      requiredScopes: [defaults.authServer.admin.accountScope],
+    }),
+    resources,
+    configuredResources,
+    passwordLinks,
+    deleteAccount,
+    csrfKey: deriveSecret(secrets, 'mcp-auth console forms'),
+    ...(options.branding !== undefined ? { branding: options.branding } : {}),
+    auth: new ConsoleAuth({
+      tokens: new ConsoleTokens({ provider, issuer: options.issuer, clientId: defaults.authServer.admin.console.clientId, clientSecret: consoleSecret.toString('base64url') }),
+      cookies: new SealedCookies(new SecretBox(deriveSecret(secrets, defaults.authServer.admin.console.cookiePurpose)), options.issuer.protocol === 'https:'),
+      authorizationEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.authorization}`,
+      endSessionEndpoint: `${options.issuer.origin}${options.mountPath}${defaults.authServer.routes.end_session}`,
+      clientId: defaults.authServer.admin.console.clientId,
+    }),
+    firstAdministrator,
+    surfaces: {
+      admin: {
+        basePath: `${options.mountPath}${defaults.authServer.admin.consolePath}`,
+        cookie: defaults.authServer.admin.console.sessionCookie,
+        resource: ownIds.admin,
+        scope: defaults.authServer.admin.scope,
+        redirectUri: consoleUris.admin,
+      },
+      account: {
+        basePath: `${options.mountPath}${defaults.authServer.admin.accountPath}`,
+        cookie: defaults.authServer.admin.console.accountCookie,
+        resource: ownIds.account,
+        scope: defaults.authServer.admin.accountScope,
+        redirectUri: consoleUris.account,
+      },
+    },
+  })
   // Each request enters only the middleware meant for it (see scoped).
   const middleware = composeScoped(
     authorizationServerStack({
       adminApi: adminApiMiddleware,
       blocked,
+      console: consoleMiddleware,
       options,
       provider,
       accounts,
@@ -366,5 +437,10 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
     deriveKey: (purpose) => deriveSecret(secrets, purpose),
     signPrincipalToken: (claims) => principalSigner.sign(claims),
     sweepUnusedClients: () => sweeper.sweep(),
+    async firstAdministrator() {
+      const notice = await firstAdministrator.announce()
+      if (notice.kind !== 'link') return notice
+      return { kind: 'link', url: `${options.issuer.origin}${options.mountPath}${defaults.authServer.admin.consolePath}/setup/${notice.token}`, expiresAt: notice.expiresAt }
+    },
   }
 }

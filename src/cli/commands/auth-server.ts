@@ -7,6 +7,7 @@ import { redisChoice, redisOptions } from '../redis-option.js'
 import { serverUsageTail } from '../server-usage-tail.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl } from '../serve.js'
+import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
@@ -78,6 +79,9 @@ ${serverUsageTail(21, 'storage is unreachable')}
     await listenOrExplain(server, actualPort, host, () => as.close())
     await endpoint?.publish(listeningUrl(reachableHost(host), actualPort))
     process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
+    // after the line scripts wait for: how to make the first administrator, while there is none
+    const dataDir = options.dataDir ?? defaults.storage.dataDir
+    await printFirstAdministratorNotice(as, 'auth-server', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
     await closeOnSignal(
       [server],
       async () => {

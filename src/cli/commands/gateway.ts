@@ -8,6 +8,7 @@ import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { parseScopes } from '../scope-list.js'
 import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
+import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
@@ -188,6 +189,8 @@ More: docs/gateway.md.
     )
     await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
+    // after the line scripts wait for: how to make the first administrator, while there is none
+    if (job.as !== undefined) await printFirstAdministratorNotice(job.as, 'gateway', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
     process.stdout.write(
       [
         '',

@@ -6,6 +6,7 @@ import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
+import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 
@@ -118,6 +119,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
     // scripts and tests wait for this line; behind a proxy it names this node, then the public origin
     process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
+    // after the line scripts wait for: how to make the first administrator, while there is none
+    await printFirstAdministratorNotice(as, 'start', store)
     process.stdout.write(
       [
         '',

@@ -29,6 +29,11 @@ export interface InteractionDeps {
   upstream?: UpstreamLogin
   /** Ties each consented grant to the upstream session it came from. */
   upstreamSessions?: UpstreamSessions
+  /**
+   * Clients of the server itself (the console): no consent page, the person is signing in to this
+   * server's own pages. What the account may not have is still refused (ScopePolicy).
+   */
+  firstPartyClients?: readonly string[]
 }
 
 /** What every step gets: the dependencies and the interaction it acts on. */

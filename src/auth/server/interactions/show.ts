@@ -61,8 +61,9 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
   }
   const decision = await consentDecision(deps, details)
   if (decision.nothingAllowed) return denyForScopes(ctx, deps)
-  // Only refused scopes were missing (the rest was consented before): nothing to ask the user.
-  if (decision.nothingToAsk && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)
+  // Only refused scopes were missing (the rest was consented before), or the server's own console: nothing to ask the user.
+  const firstParty = deps.firstPartyClients?.includes(client.clientId) === true
+  if ((decision.nothingToAsk || firstParty) && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)
   const account = details.session?.accountId === undefined ? undefined : await deps.accounts.findById(details.session.accountId)
   const granted = Object.keys(decision.grant).length > 0 ? Object.keys(decision.grant) : [resource]
   // one server's identifiers (a resource and its aliases, resource-groups) are one line: the first

@@ -36,6 +36,8 @@ export interface AuthorizationServerStackDeps {
   adminApi?: Middleware
   /** Clients an administrator blocked: introspection answers their tokens inactive. */
   blocked?: { isBlocked(clientId: string): boolean }
+  /** The console's pages (`/admin` but its API, `/account`, the one-time pages). */
+  console?: Middleware
   provider: Provider
   accounts: AccountStore
   consents: ConsentStore
@@ -78,6 +80,8 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
     issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
     // the admin API: bearer tokens only (no cookie), its own problem-details answers; off the token path
     ...(deps.adminApi !== undefined ? [deps.adminApi] : []),
+    // the console and people's own page: sealed cookies of their own, every page behind the admin API's token check
+    ...(deps.console !== undefined ? [deps.console] : []),
     // the server's own signed cookie jar for everything below (handed back by `cookies.leave` at the end)
     deps.cookies.enter,
     // metadata at every address a client tries (RFC 8414 path-inserted, OIDC, the origin root), answered here
@@ -135,6 +139,8 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
       basePath: `${mountPath}${defaults.authServer.interactionPath}`,
       defaultResource: options.resources[0]!.uri,
       branding: options.branding,
+      // the console signs in without a consent page (its scopes still go by role)
+      firstPartyClients: [defaults.authServer.admin.console.clientId],
       ...(upstream !== undefined ? { upstream: upstream.login, upstreamSessions: upstream.sessions } : {}),
       ...(limits !== false ? { loginLimits: { perAddress: limiter('login-address', limits.loginPerAddress), perAccount: limiter('login-account', limits.loginPerAccount) } } : {}),
     }),

@@ -3,6 +3,9 @@ import { defaults } from '../../../../config/defaults.js'
 import type { ResolvedOptions } from '../../options.js'
 import type { ProviderConfigurationDeps } from './deps.js'
 import { interactionPolicyFor } from './interaction-policy.js'
+import { interactionPolicy, type KoaContextWithOIDC } from 'oidc-provider'
+import { oidcOf } from '../oidc-context.js'
+import type { AccountStore } from '../../stores/account-store.js'
 
 /**
  * Who signs in and what they grant: the claims of each OIDC scope, accounts from our store (a
@@ -62,7 +65,28 @@ export function accountsAndInteractions(
     },
     interactions: {
       url: (_ctx, interaction) => `${options.mountPath}${defaults.authServer.interactionPath}/${interaction.uid}`,
-      policy: interactionPolicyFor(deps),
+      policy: withEndedSessions(interactionPolicyFor(deps), deps.accounts),
     },
   }
+}
+
+/**
+ * A browser session signed in before the account's `sessionsNotBefore` (its password changed
+ * since: people's own page, a set-password link), or of an account deleted or disabled since, no
+ * longer counts: the login page is shown again.
+ */
+function withEndedSessions(policy: ReturnType<typeof interactionPolicy.base>, accounts: AccountStore): ReturnType<typeof interactionPolicy.base> {
+  policy.get('login')!.checks.add(
+    new interactionPolicy.Check('sessions_ended', "the account's sessions were ended (its password changed)", async (ctx: KoaContextWithOIDC) => {
+      const session = oidcOf(ctx)?.session
+      const accountId = session?.accountId
+      if (session === undefined || accountId === undefined) return interactionPolicy.Check.NO_NEED_TO_PROMPT
+      const account = await accounts.findById(accountId)
+      // gone or disabled (findAccount gives oidc-provider nothing, and its consent prompt would fail on the missing grant): sign in again
+      if (account === undefined || account.disabled === true) return interactionPolicy.Check.REQUEST_PROMPT
+      const notBefore = account.sessionsNotBefore
+      return notBefore !== undefined && (session.authTime() ?? 0) < notBefore ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
+    }),
+  )
+  return policy
 }
