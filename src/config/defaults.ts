@@ -592,6 +592,12 @@ export const defaults = {
      * this reload only covers a message a node missed. 1 minute, as for revocations.
      */
     resourceResyncMs: 60_000,
+    /**
+     * How long (ms) a stored resource's claim on an identifier (URI or alias) whose resource was
+     * never stored is kept before another resource may take it over: such a claim is either an
+     * add under way (milliseconds) or left by a process that stopped in between. 1 minute.
+     */
+    resourceClaimGraceMs: 60_000,
     /** DPoP (RFC 9449) at the token endpoint (oidc-provider's feature). */
     dpop: {
       /** Server nonces on (RFC 9449 §8): a proof must carry a recent `DPoP-Nonce`. */
@@ -647,9 +653,21 @@ export const defaults = {
       setupLinkTtlSeconds: 24 * 60 * 60,
       /** Items per page of a list when the request names no `limit`; `maxPageSize` is the most it may ask. */
       pageSize: 50,
+      /** The largest `limit` a list request may ask: a page stays one short answer. */
       maxPageSize: 500,
       /** Largest admin API request body (bytes). */
       maxBodyBytes: 64 * 1024,
+      /**
+       * How often (seconds) each node of a deployment (Redis) writes its record (host, pid,
+       * version, key fingerprints, its gateway children) for `GET /state`, `/keys` and
+       * `/children`. 10 s: the state an administrator reads is at most this old.
+       */
+      nodeHeartbeatSeconds: 10,
+      /**
+       * How long (seconds) a node's record lives without a heartbeat: three missed beats, so a
+       * slow beat never hides a live node and a stopped one is gone within half a minute.
+       */
+      nodeRecordTtlSeconds: 30,
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {

@@ -5,6 +5,7 @@ import type { Middleware } from 'koa'
 import type Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
+import { InProcessMessageBus } from '../../storage/message-bus.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
 import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './stores/account-values-store.js'
@@ -167,7 +168,8 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
   if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
   const accounts = new AccountStore(storage.records)
   const accountValues = new AccountValuesStore(storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE))
-  const resources = new ResourceStore(storage.records, connection)
+  // one process: its own bus, so a resource the admin API adds is served at once here too
+  const resources = new ResourceStore(storage.records, connection ?? new InProcessMessageBus())
   const configuredResources = options.resources
   const storedResources = await resources.list()
   // the server's own (the admin API, people's page) after everything else: never the default
