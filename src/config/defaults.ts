@@ -668,6 +668,16 @@ export const defaults = {
        * slow beat never hides a live node and a stopped one is gone within half a minute.
        */
       nodeRecordTtlSeconds: 30,
+      /**
+       * A node record older than this (seconds) is deleted by the next node that reads the list:
+       * long past its lifetime, so no live node's heartbeat races the deletion. 1 hour.
+       */
+      nodeRecordRemoveAfterSeconds: 60 * 60,
+      /**
+       * Most gateway children a node publishes in its record for `GET /children` (the gateway's
+       * own cap, `gateway.maxChildren`, is usually lower): a record stays a few hundred KB at most.
+       */
+      maxPublishedChildren: 1000,
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {
