@@ -21,17 +21,17 @@ interface Entry {
  * The gateway's running children in this process, for administration: each factory is wrapped
  * ({@link track}) so every child it starts is listed with its principal, server and start time
  * until it ends, and an administrator can end one ({@link end}): its session gets a new child on
- * its next request, as after a crash. Ended children are dropped as the list is read or a child
- * starts, so the list holds no more than the children running and those ended since.
+ * its next request, as after a crash. A child leaves the list as it ends, however it ends; a
+ * listener ({@link watch}) hears each start and end.
  */
 export class GatewayChildren {
   readonly #entries = new Map<string, Entry>()
+  readonly #listeners = new Set<() => void>()
 
   /** `factory`, with each child it starts listed here under `server` (its MCP path). */
   track(factory: ChildFactory, server: string): ChildFactory {
     return async (principal, options) => {
       const link = await factory(principal, options)
-      this.#prune()
       const id = randomUUID()
       const info: GatewayChildInfo = {
         id,
@@ -42,13 +42,18 @@ export class GatewayChildren {
         state: 'running',
       }
       this.#entries.set(id, { info, link })
+      this.#changed()
+      // gone from the list once it ends, however it ends (the session has its own onended)
+      void link.ended.then(() => {
+        this.#entries.delete(id)
+        this.#changed()
+      })
       return link
     }
   }
 
   /** The children running now. */
   list(): GatewayChildInfo[] {
-    this.#prune()
     return [...this.#entries.values()].map((entry) => entry.info)
   }
 
@@ -62,7 +67,13 @@ export class GatewayChildren {
     return true
   }
 
-  #prune(): void {
-    for (const [id, entry] of this.#entries) if (entry.link.end !== undefined && entry.info.state === 'running') this.#entries.delete(id)
+  /** Calls `listener` when a child starts or ends; returns what stops it. */
+  watch(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  #changed(): void {
+    for (const listener of this.#listeners) listener()
   }
 }

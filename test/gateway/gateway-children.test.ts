@@ -3,9 +3,13 @@
  * child listed with its principal, node and server; ended by an administrator, after which the
  * session gets a new child on its next request, as after a crash.
  */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminCall, adminToken } from '../helpers/admin-api.js'
 import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
+import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 const root = { username: 'root', password: 'root password 1' }
 let stack: GatewayStack
@@ -72,5 +76,48 @@ describe('admin API: the gateway’s children', () => {
   it('lists the gateway’s server among the resources as a configured one', async () => {
     const resources = await adminCall(stack.origin, admin, 'GET', '/resources')
     expect(resources.body.items.find((item: { uri: string }) => item.uri === stack.resource)).toMatchObject({ source: 'configured' })
+  })
+})
+
+describe('admin API: the children of two gateway nodes sharing one redis-server', () => {
+  let redis: RedisServer
+  let dataDir: string
+  const nodes: GatewayStack[] = []
+  beforeAll(async () => {
+    redis = await startRedisServer()
+    dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-gateway-cluster-'))
+    for (let i = 0; i < 2; i++) nodes.push(await startGatewayStack({ dataDir, redis: { url: redis.url, prefix: 'children:' } }))
+    await nodes[0]!.job.as!.accounts.setUser(root.username, root.password, {}, undefined, 'admin')
+  })
+  afterAll(async () => {
+    for (const node of nodes) await node.stop()
+    await rm(dataDir, { recursive: true, force: true })
+    await redis?.close()
+  })
+
+  it('lists on node A a child node B runs, within a second, and ends it from A over the bus', async () => {
+    const [a, b] = nodes as [GatewayStack, GatewayStack]
+    const token = (await adminToken(a.origin, root)).access_token
+    const [nodeB, nodeA] = (await adminCall(b.origin, (await adminToken(b.origin, root)).access_token, 'GET', '/state')).body.nodes.map((node: { id: string }) => node.id)
+    expect(nodeA).not.toBe(nodeB)
+    const client = await b.connect(await b.token('on-b'))
+    try {
+      const first = await whoami(client)
+      const query = `/children?client_id=${encodeURIComponent(first.clientId)}`
+      const started = Date.now()
+      await expect.poll(async () => (await adminCall(a.origin, token, 'GET', query)).body.items.length, { timeout: 1000, interval: 20 }).toBe(1)
+      expect(Date.now() - started).toBeLessThan(1000)
+      const [child] = (await adminCall(a.origin, token, 'GET', query)).body.items
+      expect(child.node).toBe(nodeB)
+      const ended = await adminCall(a.origin, token, 'DELETE', `/children/${child.id}`)
+      expect(ended.status).toBe(202)
+      expect(ended.body.node).toBe(nodeB)
+      await expect.poll(() => alive(first.pid), { timeout: 5000 }).toBe(false)
+      await expect.poll(async () => (await adminCall(a.origin, token, 'GET', query)).body.items.length, { timeout: 1000, interval: 20 }).toBe(0)
+      const second = await whoami(client)
+      expect(second.pid).not.toBe(first.pid)
+    } finally {
+      await client.close()
+    }
   })
 })

@@ -28,4 +28,9 @@ export interface ChildDirectory {
    * gets a new child on its next request, as after a crash. False when none has this id here.
    */
   end(id: string): Promise<boolean>
+  /**
+   * Optional: calls `listener` when a child starts or ends, so that on Redis this node publishes
+   * its list at once instead of at its next heartbeat. Returns what stops the calls.
+   */
+  watch?(listener: () => void): () => void
 }

@@ -60,6 +60,10 @@ export class NodeRegistry {
   readonly #startedAt: number
   #timer: NodeJS.Timeout | undefined
   #unsubscribe: (() => Promise<void>) | undefined
+  #unwatch: (() => void) | undefined
+  /** A beat asked for while one is written: one more follows it (so the last change is published). */
+  #beating: Promise<void> | undefined
+  #again = false
 
   private constructor(options: NodeRegistryOptions) {
     this.#options = options
@@ -73,6 +77,8 @@ export class NodeRegistry {
     const bus = options.bus
     if (bus === undefined) return registry
     registry.#unsubscribe = await bus.subscribe(END_CHILD, (message) => registry.#heardEnd(message))
+    // a child started or ended is in the list the other nodes read at once, not at the next beat
+    registry.#unwatch = options.children?.watch?.(() => registry.#beatSoon())
     await registry.beat()
     registry.#timer = setInterval(() => void registry.beat().catch(() => undefined), a.nodeHeartbeatSeconds * 1000)
     registry.#timer.unref()
@@ -107,6 +113,23 @@ export class NodeRegistry {
     await this.#options.records.put(NODES, this.id, this.self())
   }
 
+  /** Writes the record after the one being written (if any); many changes at once make at most two writes. */
+  #beatSoon(): void {
+    if (this.#beating !== undefined) {
+      this.#again = true
+      return
+    }
+    this.#beating = this.beat()
+      .catch(() => undefined)
+      .finally(() => {
+        this.#beating = undefined
+        if (this.#again) {
+          this.#again = false
+          this.#beatSoon()
+        }
+      })
+  }
+
   /** The live nodes, this one first (as it is now), then the others by start time. */
   async nodes(): Promise<NodeInfo[]> {
     if (!this.shared) return [this.self()]
@@ -128,15 +151,16 @@ export class NodeRegistry {
 
   /**
    * Ends a child wherever it runs: here at once ('ended'), on another live node by a message over
-   * the bus ('sent': that node ends it as soon as it hears it), or 'unknown' when no node lists it.
+   * the bus ('sent' to `node`: it ends the child as soon as it hears it), or 'unknown' when no
+   * node lists it.
    */
-  async endChild(id: string): Promise<'ended' | 'sent' | 'unknown'> {
-    if (await this.#options.children?.end(id)) return 'ended'
-    if (!this.shared) return 'unknown'
+  async endChild(id: string): Promise<{ kind: 'ended' } | { kind: 'unknown' } | { kind: 'sent'; node: string }> {
+    if (await this.#options.children?.end(id)) return { kind: 'ended' }
+    if (!this.shared) return { kind: 'unknown' }
     const owner = (await this.nodes()).find((node) => node.id !== this.id && node.children.some((child) => child.id === id))
-    if (owner === undefined) return 'unknown'
+    if (owner === undefined) return { kind: 'unknown' }
     await this.#options.bus!.publish(END_CHILD, JSON.stringify({ node: owner.id, child: id }))
-    return 'sent'
+    return { kind: 'sent', node: owner.id }
   }
 
   #heardEnd(message: string): void {
@@ -145,7 +169,7 @@ export class NodeRegistry {
       if (request.node !== this.id || typeof request.child !== 'string') return
       void this.#options.children
         ?.end(request.child)
-        .then(() => this.beat())
+        .then(() => this.#beatSoon())
         .catch(() => undefined)
     } catch {
       // not one of ours
@@ -155,7 +179,9 @@ export class NodeRegistry {
   /** Stops the heartbeat and removes this node's record (a stopped node is gone at once). */
   async stop(): Promise<void> {
     clearInterval(this.#timer)
+    this.#unwatch?.()
     await this.#unsubscribe?.().catch(() => undefined)
+    await this.#beating
     if (this.shared) await this.#options.records.delete(NODES, this.id).catch(() => undefined)
   }
 }

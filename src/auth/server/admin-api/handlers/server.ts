@@ -95,7 +95,8 @@ export const serverOperations: Record<string, AdminOperation> = {
   async endChild(request) {
     const id = request.params['id']!
     const outcome = await request.services.nodes.endChild(id)
-    if (outcome === 'unknown') throw new AdminProblem('not-found', `no gateway child ${id} runs on any node (it may have ended): see GET /children`)
-    return { status: outcome === 'ended' ? 204 : 202 }
+    if (outcome.kind === 'unknown') throw new AdminProblem('not-found', `no gateway child ${id} runs on any node (it may have ended): see GET /children`)
+    if (outcome.kind === 'ended') return { status: 204 }
+    return { status: 202, body: { node: outcome.node, detail: `the node ${outcome.node} ends the child as it hears the request: GET /children no longer lists it then` } }
   },
 }

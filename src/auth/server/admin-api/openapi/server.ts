@@ -52,7 +52,11 @@ export const serverPart: ApiPart = {
         operationId: 'endChild',
         tags: ['server'],
         summary: 'Ends a child: the session it served gets a new one on its next request (204 when ended here, 202 when sent to the node running it)',
-        responses: { '202': { description: 'Sent to its node' }, '204': { description: 'Ended' }, ...problems },
+        responses: {
+          '202': jsonAnswer('Sent to the node that runs it', { type: 'object', required: ['node'], properties: { node: { type: 'string' }, detail: { type: 'string' } } }),
+          '204': { description: 'Ended' },
+          ...problems,
+        },
       },
     },
   },
