@@ -678,6 +678,11 @@ export const defaults = {
        * own cap, `gateway.maxChildren`, is usually lower): a record stays a few hundred KB at most.
        */
       maxPublishedChildren: 1000,
+      /**
+       * Most stored resources the admin API adds: every node keeps them all in memory and reloads
+       * the whole list at each change, so a runaway script stops here. 1000 MCP servers.
+       */
+      maxStoredResources: 1000,
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {

@@ -149,6 +149,14 @@ describe('admin API: resources on one node', () => {
     expect((await adminCall(server.origin, token, 'POST', '/resources', { uri: 'https://example.com/d', aliases: [alias] })).status).toBe(201)
   })
 
+  it('shows a stored resource that a configured one hides as not served', async () => {
+    // stored with the CLI's call, which does not know the configuration
+    await server.as.resources.add({ uri: 'http://127.0.0.1:4/hidden', aliases: ['http://127.0.0.1:1/configured/sse'] })
+    const listed = await adminCall(server.origin, token, 'GET', '/resources')
+    expect(listed.body.items.find((item: { uri: string }) => item.uri === 'http://127.0.0.1:4/hidden')).toMatchObject({ source: 'stored', served: false })
+    expect((await adminCall(server.origin, token, 'DELETE', `/resources/${id('http://127.0.0.1:4/hidden')}`)).status).toBe(204)
+  })
+
   it('refuses a request without an administrator’s token', async () => {
     expect((await adminCall(server.origin, undefined, 'GET', '/resources')).status).toBe(401)
     expect((await adminCall(server.origin, undefined, 'POST', '/resources', { uri: 'https://example.com/anon' })).status).toBe(401)

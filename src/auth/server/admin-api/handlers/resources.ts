@@ -73,6 +73,8 @@ export const resourcesOperations: Record<string, AdminOperation> = {
     const body = request.body as Record<string, unknown> & { uri: string }
     const input = resourceInput(body, body.uri)
     refuseFixedIdentifiers(request, { uri: body.uri, ...(Array.isArray(body['aliases']) ? { aliases: body['aliases'] as string[] } : {}) })
+    if ((await request.services.resources.list()).length >= a.maxStoredResources)
+      throw new AdminProblem('conflict', `${a.maxStoredResources} resources are stored (the most, defaults.authServer.admin.maxStoredResources): remove one first`)
     const created = await request.services.resources.create(input).catch((error: unknown) => {
       throw problemOf(error)
     })
