@@ -3,7 +3,7 @@
  * keys per node and their rotation (a sensitive action), the gateway's children (none here: see
  * test/gateway/gateway-children.test.ts). One node on the embedded store; two on one redis-server.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -148,5 +148,36 @@ describe('admin API: the server on two nodes sharing one redis-server', () => {
     nodes.pop()
     const state = await adminCall(a.origin, token, 'GET', '/state')
     expect(state.body.nodes).toHaveLength(1)
+  })
+})
+
+describe('admin API: two rotations at once on two nodes (each with its own data directory)', () => {
+  it('lets one go through; the other changes no file and says so', async () => {
+    const redis = await startRedisServer()
+    const dirs = [await mkdtemp(join(tmpdir(), 'mcp-auth-rotate-a-')), await mkdtemp(join(tmpdir(), 'mcp-auth-rotate-b-'))]
+    const started: RunningAuthServer[] = []
+    try {
+      started.push(await startAuthServer({ dataDir: dirs[0]!, redis: { url: redis.url, prefix: 'rotate:' } }))
+      for (const name of ['jwks.json', 'secrets.json']) await copyFile(join(dirs[0]!, name), join(dirs[1]!, name))
+      started.push(await startAuthServer({ dataDir: dirs[1]!, redis: { url: redis.url, prefix: 'rotate:' } }))
+      await started[0]!.as.accounts.setUser(root.username, root.password, {}, undefined, 'admin')
+      const tokens = await Promise.all(started.map(async (node) => (await adminToken(node.origin, root)).access_token))
+      const files = await Promise.all(dirs.map((dir) => readFile(join(dir, 'jwks.json'), 'utf8')))
+      const answers = await Promise.all(started.map((node, i) => adminCall(node.origin, tokens[i], 'POST', '/keys/rotate')))
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409])
+      const winner = answers.findIndex((answer) => answer.status === 200)
+      const loser = 1 - winner
+      // at the same moment the other claimed the record first; a moment later its own file is no longer the deployment's
+      expect(answers[loser]!.body.detail).toMatch(/another node is rotating|differs from the keys/)
+      expect(await readFile(join(dirs[loser]!, 'jwks.json'), 'utf8')).toBe(files[loser])
+      expect(await readFile(join(dirs[winner]!, 'jwks.json'), 'utf8')).not.toBe(files[winner])
+      const keys = await adminCall(started[loser]!.origin, tokens[loser], 'GET', '/keys')
+      expect(keys.body.fingerprint).toBe(answers[winner]!.body.fingerprint)
+      expect(keys.body.fingerprint).toBe((await loadSigningKeys(dirs[winner]!)).fingerprint)
+    } finally {
+      for (const node of started) await node.stop()
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+      await redis.close()
+    }
   })
 })
