@@ -168,7 +168,10 @@ export class ResourceStore {
   async remove(uri: string, revision?: number): Promise<boolean> {
     const current = await this.get(uri)
     if (current === undefined) return false
-    if (revision !== undefined && (current.rev ?? 0) !== revision) throw new StaleResourceError(uri)
+    const at = current.rev ?? 0
+    if (revision !== undefined && at !== revision) throw new StaleResourceError(uri)
+    // a change saved meanwhile (on any node) wins over a removal made on what was read before it
+    if (revision !== undefined && !(await this.#records.putIfRevision(RESOURCES, uri, { ...current, rev: at + 1 }, at))) throw new StaleResourceError(uri)
     await this.#records.delete(RESOURCES, uri)
     await this.#release(current, undefined)
     await this.#bus?.publish(CHANGED, '')
