@@ -7,8 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { McpClient } from '../../src/client/index.js'
+import { StreamableHttpClientTransport } from '../../src/transports/http-client/index.js'
 import { adminCall, adminToken } from '../helpers/admin-api.js'
-import { startGatewayStack, type GatewayStack } from '../helpers/gateway-stack.js'
+import { startGatewayStack, statelessRequest, type GatewayStack } from '../helpers/gateway-stack.js'
+import { TEST_SERVER } from '../helpers/paths.js'
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js'
 
 const root = { username: 'root', password: 'root password 1' }
@@ -116,6 +119,54 @@ describe('admin API: the children of two gateway nodes sharing one redis-server'
       await expect.poll(async () => (await adminCall(a.origin, token, 'GET', query)).body.items.length, { timeout: 1000, interval: 20 }).toBe(0)
       const second = await whoami(client)
       expect(second.pid).not.toBe(first.pid)
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('admin API: the children of a gateway with several servers', () => {
+  let servers: GatewayStack
+  let token: string
+  beforeAll(async () => {
+    servers = await startGatewayStack({
+      child: undefined,
+      servers: [
+        { name: 'a', child: { command: process.execPath, args: [TEST_SERVER, 'ok'] } },
+        { name: 'b', child: { command: process.execPath, args: [TEST_SERVER, 'ok'] }, shared: true },
+      ],
+    })
+    await servers.job.as!.accounts.setUser(root.username, root.password, {}, undefined, 'admin')
+    token = (await adminToken(servers.origin, root)).access_token
+  })
+  afterAll(() => servers?.stop())
+
+  /** A client_credentials token of a new client for `resource`. */
+  async function clientToken(resource: string): Promise<{ token: string; clientId: string }> {
+    const added = await servers.job.as!.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' })
+    const response = await fetch(`${servers.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${added.client_id}:${added.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource }),
+    })
+    return { token: ((await response.json()) as { access_token: string }).access_token, clientId: added.client_id }
+  }
+
+  it('names the server each child runs, the shared one without a principal', async () => {
+    const a = await clientToken(`${servers.origin}/a/mcp`)
+    const client = new McpClient({ name: 'children-test', version: '1' }, { protocolVersion: '2025-11-25', supportedProtocolVersions: ['2025-11-25'] })
+    await client.connect(new StreamableHttpClientTransport(new URL(`${servers.origin}/a/mcp`), { headers: { authorization: `Bearer ${a.token}` } }))
+    try {
+      const b = await clientToken(`${servers.origin}/b/mcp`)
+      const request = statelessRequest(1, 'tools/list')
+      expect((await servers.post(b.token, request.body, request.headers, '/b/mcp')).status).toBe(200)
+      const items = (await adminCall(servers.origin, token, 'GET', '/children')).body.items as Array<Record<string, unknown>>
+      expect(items.find((item) => item['server'] === '/a/mcp')).toMatchObject({ client_id: a.clientId, state: 'running' })
+      const shared = items.find((item) => item['server'] === '/b/mcp')
+      expect(shared).toMatchObject({ client_id: '' })
+      expect(shared!['subject']).toBeUndefined()
+      const resources = (await adminCall(servers.origin, token, 'GET', '/resources')).body.items as Array<{ uri: string; source: string }>
+      expect(resources.filter((item) => item.source === 'configured').map((item) => item.uri)).toEqual([`${servers.origin}/a/mcp`, `${servers.origin}/b/mcp`])
     } finally {
       await client.close()
     }
