@@ -6,6 +6,7 @@ import { openAccountValues } from '../auth/server/stores/open-account-values.js'
 import { defaults } from '../config/defaults.js'
 import type { AccountValues } from '../gateway/account-values.js'
 import type { ChildFactory } from '../gateway/child-factory.js'
+import { GatewayChildren } from '../gateway/gateway-children.js'
 import { GatewayHost, type GatewayHostOptions } from '../gateway/gateway-host.js'
 import { httpUpstreamChildren } from '../gateway/http-upstream-children.js'
 import type { PrincipalTokenSigner } from '../gateway/principal-token-signer.js'
@@ -140,7 +141,9 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
   }
   // known once the authorization server (ours, or the gateway's own store) is open: the children start after
   const late: Late = { accountValues: options.accountValues, signer: undefined }
-  const mounts = options.servers === undefined ? [rootMount(options, late, log)] : options.servers.map((server) => serverMount(options, server, late, log))
+  // every child, listed for the admin API (GET /children, DELETE /children/{id})
+  const children = new GatewayChildren()
+  const mounts = options.servers === undefined ? [rootMount(options, late, log, children)] : options.servers.map((server) => serverMount(options, server, late, log, children))
   const closeHosts = async () => {
     await Promise.all(mounts.map((mount) => mount.host.close()))
   }
@@ -152,7 +155,8 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
       const job = await createMainJob({
         origin,
         ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
-        ...(options.config !== undefined ? { config: options.config } : {}),
+        // the authorization server lists and ends the children through its admin API
+        config: { ...options.config, children },
         ...(options.redis !== undefined ? { redis: options.redis } : {}),
         ...(options.trustProxy === true ? { trustProxy: true } : {}),
         ...(options.dpop !== undefined ? { dpop: options.dpop } : {}),
@@ -267,7 +271,7 @@ function stdioFactory(child: GatewayCommand, late: Late, log: (line: string) => 
 }
 
 /** `child` or `upstream`, at the root of the origin. */
-function rootMount(options: GatewayJobOptions, late: Late, log: (line: string) => void): Mount {
+function rootMount(options: GatewayJobOptions, late: Late, log: (line: string) => void, children: GatewayChildren): Mount {
   const upstream = options.upstream
   const factory: ChildFactory =
     upstream !== undefined
@@ -280,17 +284,17 @@ function rootMount(options: GatewayJobOptions, late: Late, log: (line: string) =
             log,
           })(principal, linkOptions)
       : stdioFactory(options.child!, late, log)
-  const host = new GatewayHost({ factory, log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
+  const host = new GatewayHost({ factory: children.track(factory, '/mcp'), log, ...(options.shared === true ? { shared: true } : {}), ...options.children })
   return { prefix: '', host, spec: resourceSpec(options.resource, options.child !== undefined ? basename(options.child.command) : upstream!.url) }
 }
 
 /** One of `servers`, at `/<name>`. */
-function serverMount(options: GatewayJobOptions, server: GatewayServer, late: Late, log: (line: string) => void): Mount {
+function serverMount(options: GatewayJobOptions, server: GatewayServer, late: Late, log: (line: string) => void, children: GatewayChildren): Mount {
   // which server a child's stderr or a refusal is about
   const serverLog = (line: string) => log(`[${server.name}] ${line}`)
   const shared = server.shared ?? options.shared
   const host = new GatewayHost({
-    factory: stdioFactory(server.child, late, serverLog),
+    factory: children.track(stdioFactory(server.child, late, serverLog), `/${server.name}/mcp`),
     log: serverLog,
     ...(shared === true ? { shared: true } : {}),
     ...options.children,

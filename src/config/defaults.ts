@@ -592,6 +592,12 @@ export const defaults = {
      * this reload only covers a message a node missed. 1 minute, as for revocations.
      */
     resourceResyncMs: 60_000,
+    /**
+     * How long (ms) a stored resource's claim on an identifier (URI or alias) whose resource was
+     * never stored is kept before another resource may take it over: such a claim is either an
+     * add under way (milliseconds) or left by a process that stopped in between. 1 minute.
+     */
+    resourceClaimGraceMs: 60_000,
     /** DPoP (RFC 9449) at the token endpoint (oidc-provider's feature). */
     dpop: {
       /** Server nonces on (RFC 9449 §8): a proof must carry a recent `DPoP-Nonce`. */
@@ -709,6 +715,32 @@ export const defaults = {
         /** An access token this close (seconds) to its expiry is refreshed before it is checked. */
         refreshLeewaySeconds: 30,
       },
+      /**
+       * How often (seconds) each node of a deployment (Redis) writes its record (host, pid,
+       * version, key fingerprints, its gateway children) for `GET /state`, `/keys` and
+       * `/children`. 10 s: the state an administrator reads is at most this old.
+       */
+      nodeHeartbeatSeconds: 10,
+      /**
+       * How long (seconds) a node's record lives without a heartbeat: three missed beats, so a
+       * slow beat never hides a live node and a stopped one is gone within half a minute.
+       */
+      nodeRecordTtlSeconds: 30,
+      /**
+       * A node record older than this (seconds) is deleted by the next node that reads the list:
+       * long past its lifetime, so no live node's heartbeat races the deletion. 1 hour.
+       */
+      nodeRecordRemoveAfterSeconds: 60 * 60,
+      /**
+       * Most gateway children a node publishes in its record for `GET /children` (the gateway's
+       * own cap, `gateway.maxChildren`, is usually lower): a record stays a few hundred KB at most.
+       */
+      maxPublishedChildren: 1000,
+      /**
+       * Most stored resources the admin API adds: every node keeps them all in memory and reloads
+       * the whole list at each change, so a runaway script stops here. 1000 MCP servers.
+       */
+      maxStoredResources: 1000,
     },
     /** The JWT bearer grant (RFC 7523 §2.1) for machine clients. */
     jwtBearer: {

@@ -68,6 +68,10 @@ export class ChildLink {
   #end: ChildEnd | undefined
   /** Called once when the child's stream ends (exit, crash, stop). */
   onended?: ((end: ChildEnd) => void) | undefined
+  #resolveEnded: ((end: ChildEnd) => void) | undefined
+  readonly #endedOnce = new Promise<ChildEnd>((resolve) => {
+    this.#resolveEnded = resolve
+  })
 
   constructor(transport: Transport, options: ChildLinkOptions) {
     this.#transport = transport
@@ -80,6 +84,11 @@ export class ChildLink {
   /** Why the child ended, once it has. */
   get end(): ChildEnd | undefined {
     return this.#end
+  }
+
+  /** Settles when the child's stream ends, for observers beside the one `onended` (the admin list). */
+  get ended(): Promise<ChildEnd> {
+    return this.#endedOnce
   }
 
   /** Requests the child has not answered yet. */
@@ -354,6 +363,7 @@ export class ChildLink {
     const owed = [...this.#pending.values()]
     this.#pending.clear()
     for (const pending of owed) pending.route.deliver(this.#endedError(pending.id), pending.id)
+    this.#resolveEnded?.(end)
     this.onended?.(end)
   }
 }

@@ -5,6 +5,7 @@ import type { Middleware } from 'koa'
 import type Provider from 'oidc-provider'
 import { defaults } from '../../config/defaults.js'
 import type { AuthStorage } from '../../storage/types.js'
+import { InProcessMessageBus } from '../../storage/message-bus.js'
 import { ensurePrivateDir } from '../../storage/private-file.js'
 import { AccountStore } from './stores/account-store.js'
 import { ACCOUNT_VALUES_KEY_PURPOSE, AccountValuesStore } from './stores/account-values-store.js'
@@ -49,6 +50,10 @@ import { startUnusedClientSweeper } from './admin/unused-client-sweeper.js'
 import { composeScoped } from './middleware/scoped-middleware.js'
 import { authorizationServerStack } from './middleware/authorization-server-stack.js'
 import { createProvider } from './provider/create-provider.js'
+import type { ChildDirectory } from './admin/child-directory.js'
+import { KeyAdmin } from './admin/key-admin.js'
+import { NodeRegistry } from './admin/node-registry.js'
+import { storageState } from './admin/storage-state.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -165,7 +170,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer))
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
     return { ...server, health: () => opened.health(), close }
   } catch (error) {
     await close().catch(() => undefined)
@@ -173,16 +178,32 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   }
 }
 
-async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose: (closer: () => Promise<void>) => void): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
+async function assemble(
+  options: ResolvedOptions,
+  opened: OpenedStorage,
+  onClose: (closer: () => Promise<void>) => void,
+  children: ChildDirectory | undefined,
+): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
     loadServerSecrets(options.dataDir, opened),
     loadSigningKeys(options.dataDir, { accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined }),
   ])
-  if (connection !== undefined) await checkClusterKeys(storage.records, { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }, options.dataDir)
+  const fingerprints = { signingKeys: jwks.fingerprint, secrets: secretsDigest(secrets) }
+  if (connection !== undefined) await checkClusterKeys(storage.records, fingerprints, options.dataDir)
+  // this node in the deployment's list (on Redis: a record with a heartbeat), for GET /state, /keys, /children
+  const nodes = await NodeRegistry.start({
+    records: storage.records,
+    keys: fingerprints,
+    ...(connection !== undefined ? { bus: connection } : {}),
+    ...(children !== undefined ? { children } : {}),
+  })
+  onClose(() => nodes.stop())
+  const keyAdmin = new KeyAdmin({ records: storage.records, dataDir: options.dataDir, accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined })
   const accounts = new AccountStore(storage.records)
   const accountValues = new AccountValuesStore(storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE))
-  const resources = new ResourceStore(storage.records, connection)
+  // one process: its own bus, so a resource the admin API adds is served at once here too
+  const resources = new ResourceStore(storage.records, connection ?? new InProcessMessageBus())
   const configuredResources = options.resources
   const storedResources = await resources.list()
   // the server's own (the admin API, people's page) after everything else: never the default
@@ -333,6 +354,9 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       authority: adminAuthority,
       issuer: options.issuer,
       deleteAccount,
+      nodes,
+      keys: keyAdmin,
+      storageState: () => storageState(storage, connection),
     },
   })
   const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import type { ChildDirectory } from './admin/child-directory.js'
 import { z } from 'zod'
 import { defaults } from '../../config/defaults.js'
 import type { RedisConnection } from '../../redis/connection.js'
@@ -221,6 +222,8 @@ export interface AuthorizationServerOptions extends Omit<AuthorizationServerConf
    * must reach a document over a custom TLS trust store.
    */
   fetch?: (url: string, init: RequestInit) => Promise<Response>
+  /** The gateway's children in this process, for the admin API's `/children` (the gateway job passes them). */
+  children?: ChildDirectory
 }
 
 export type UpstreamOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['upstream']>
@@ -323,7 +326,7 @@ export function isRedisConnection(value: unknown): value is RedisConnection {
 
 /** Validates options (unknown keys and bad values throw with a readable message) and fills defaults. */
 export function resolveOptions(options: AuthorizationServerOptions = {}): ResolvedOptions {
-  const { storage, fetch, redis, ...rest } = options
+  const { storage, fetch, redis, children: _children, ...rest } = options
   const connection = isRedisConnection(redis) ? redis : undefined
   const config = connection === undefined && redis !== undefined ? { ...rest, redis } : rest
   const parsed = authorizationServerOptionsSchema.safeParse(config)

@@ -3,6 +3,8 @@ import type { AccountValuesStore } from '../stores/account-values-store.js'
 import type { ResourceStore } from '../stores/resource-store.js'
 import type { ResolvedResource } from '../options.js'
 import type { Administration } from '../admin/create-administration.js'
+import type { KeyAdmin } from '../admin/key-admin.js'
+import type { NodeRegistry } from '../admin/node-registry.js'
 import type { AdminAuthority, AdminCaller } from './admin-caller.js'
 
 /** What the admin API's operations act on: the server's administration core and stores. */
@@ -16,6 +18,12 @@ export interface AdminServices {
   readonly authority: AdminAuthority
   /** The issuer, for links the API hands out (set-password links). */
   readonly issuer: URL
+  /** The deployment's nodes (one without Redis) and the gateway children each runs. */
+  readonly nodes: NodeRegistry
+  /** The signing keys: what the deployment signs with, their rotation. */
+  readonly keys: KeyAdmin
+  /** What the storage backend says of itself cheaply (`GET /state`'s `storage`). */
+  storageState(): Promise<Record<string, unknown>>
   /** Deletes an account with everything that is its (grants, gateway values). */
   deleteAccount(account: Account, rev?: number): Promise<{ grantsEnded: number }>
 }

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { defaults } from '../../../config/defaults.js'
-import { access } from 'node:fs/promises'
+import { access, readFile } from 'node:fs/promises'
 import { exists } from '../../../storage/fd.js'
+import { writePrivateFile } from '../../../storage/private-file.js'
 import type { RecordStore } from '../../../storage/types.js'
 import { WHAT_SECRETS_PROTECT } from './refuse-lost-secrets.js'
 import { loadServerSecrets, secretsDigest } from './server-secrets.js'
@@ -21,6 +22,8 @@ export interface KeyFingerprints {
 interface Recorded extends KeyFingerprints {
   version: 1
   recordedAt: number
+  /** Revision: one more at each rotation, so two rotations at once cannot both be recorded. */
+  rev?: number
 }
 
 /**
@@ -56,10 +59,12 @@ export async function checkClusterKeys(records: RecordStore, mine: KeyFingerprin
 }
 
 /**
- * `mcp-auth keys rotate` for a deployment: checks that this data directory holds the deployment's
- * key files, rotates its signing keys ({@link rotateSigningKeys}) and records the new
- * fingerprint, so nodes still holding the old `jwks.json` refuse to start until they get the new
- * one. Running nodes keep signing with the old keys until restarted.
+ * `mcp-auth keys rotate` for a deployment (and the admin API's): checks that this data directory
+ * holds the deployment's key files, rotates its signing keys ({@link rotateSigningKeys}) and
+ * records the new fingerprint, so nodes still holding the old `jwks.json` refuse to start until
+ * they get the new one. Running nodes keep signing with the old keys until restarted. Of two
+ * rotations at once (on two nodes), one goes through: each first claims the record's next
+ * revision, and the other throws without changing a file.
  * @returns the new keys' `kid`s.
  */
 export async function rotateClusterKeys(records: RecordStore, dataDir: string, options: { accessTokenAlg?: string; now?: () => number } = {}): Promise<string[]> {
@@ -73,9 +78,25 @@ export async function rotateClusterKeys(records: RecordStore, dataDir: string, o
   const keyOptions = { ...(options.accessTokenAlg !== undefined ? { accessTokenAlg: options.accessTokenAlg } : {}), now: now() }
   const secrets = secretsDigest(await loadServerSecrets(dataDir))
   await checkClusterKeys(records, { signingKeys: await storedSigningKeysFingerprint(dataDir), secrets }, dataDir, now)
+  // the rotation claims the record's next revision before it touches a file: of two at once, the
+  // one that loses changes nothing
+  const before = await records.get<Partial<Recorded>>(COLLECTION, ID)
+  const rev = before?.rev ?? 0
+  const busy = () =>
+    new Error(
+      `another node is rotating the deployment's keys at the same time: nothing was changed here; read the keys again (mcp-auth keys list, GET /keys) and copy that node's ${defaults.authServer.keys.jwksFile} once it is done`,
+    )
+  if (before === undefined || !(await records.putIfRevision(COLLECTION, ID, { ...before, rev: rev + 1 }, rev))) throw busy()
+  const jwksPath = join(dataDir, defaults.authServer.keys.jwksFile)
+  const previousFile = await readFile(jwksPath)
   const kids = await rotateSigningKeys(dataDir, keyOptions)
-  const recorded: Recorded = { version: 1, signingKeys: (await loadSigningKeys(dataDir, keyOptions)).fingerprint, secrets, recordedAt: now() }
-  await records.put(COLLECTION, ID, recorded)
+  const written = await readFile(jwksPath)
+  const recorded: Recorded = { version: 1, signingKeys: (await loadSigningKeys(dataDir, keyOptions)).fingerprint, secrets, recordedAt: now(), rev: rev + 2 }
+  if (!(await records.putIfRevision(COLLECTION, ID, recorded, rev + 1))) {
+    // another rotation claimed the record meanwhile: put the file back, unless that one wrote it since (a shared directory)
+    if ((await readFile(jwksPath)).equals(written)) await writePrivateFile(jwksPath, previousFile)
+    throw busy()
+  }
   return kids
 }
 

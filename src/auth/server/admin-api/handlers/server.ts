@@ -1,4 +1,102 @@
+import { defaults } from '../../../../config/defaults.js'
+import type { NodeInfo } from '../../admin/node-registry.js'
 import type { AdminOperation } from '../admin-context.js'
+import { AdminProblem } from '../problem.js'
 
-/** The operations of the document's `server` tag, by operationId (filled in by their issue part). */
-export const serverOperations: Record<string, AdminOperation> = {}
+const a = defaults.authServer.admin
+const iso = (ms: number): string => new Date(ms).toISOString()
+const nodeRef = (node: NodeInfo) => ({ id: node.id, host: node.host })
+
+/** The server: the operations of the document's `server` tag, by operationId. */
+export const serverOperations: Record<string, AdminOperation> = {
+  async getState(request) {
+    const { nodes, issuer } = request.services
+    const listed = await nodes.nodes()
+    return {
+      body: {
+        // this node's, the one that answers (each node's is in its entry)
+        version: listed[0]!.version,
+        issuer: issuer.href.replace(/\/$/, '') === issuer.origin ? issuer.origin : issuer.href,
+        storage: await request.services.storageState(),
+        nodes: listed.map((node) => ({
+          id: node.id,
+          host: node.host,
+          pid: node.pid,
+          version: node.version,
+          started_at: iso(node.startedAt),
+          last_seen_at: iso(node.lastSeenAt),
+          signing_key_fingerprint: node.signingKeys,
+          secrets_digest: node.secrets,
+          children: node.children.length,
+          this_node: node.id === nodes.id,
+        })),
+      },
+    }
+  },
+
+  async getKeys(request) {
+    const [current, listed] = await Promise.all([request.services.keys.current(), request.services.nodes.nodes()])
+    const isCurrent = (node: NodeInfo) => current.fingerprint !== undefined && node.signingKeys === current.fingerprint
+    return {
+      body: {
+        ...(current.fingerprint !== undefined ? { fingerprint: current.fingerprint } : {}),
+        ...(current.recordedAt !== undefined ? { recorded_at: iso(current.recordedAt) } : {}),
+        nodes: listed.map((node) => ({ id: node.id, host: node.host, fingerprint: node.signingKeys, current: isCurrent(node) })),
+        old_key_nodes: listed.filter((node) => !isCurrent(node)).map(nodeRef),
+      },
+    }
+  },
+
+  async rotateKeys(request) {
+    request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    const rotation = await request.services.keys.rotate().catch((error: unknown) => {
+      // this node's files are not the deployment's (rotated elsewhere and not copied here yet)
+      throw new AdminProblem('conflict', `the keys were not rotated: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    })
+    const listed = await request.services.nodes.nodes()
+    const self = listed[0]!
+    const others = listed.slice(1)
+    return {
+      body: {
+        kids: rotation.kids,
+        fingerprint: rotation.fingerprint,
+        rotated_on: nodeRef(self),
+        file: rotation.file,
+        copy_to: others.map(nodeRef),
+        restart: listed.map(nodeRef),
+        detail:
+          `New signing keys are in ${rotation.file} on ${self.host}` +
+          (others.length > 0 ? `; copy it to the data directory of ${others.map((node) => node.host).join(', ')}` : '') +
+          ', then restart every node, one at a time: each signs with the new keys from its next start (tokens signed before stay valid until they expire).',
+      },
+    }
+  },
+
+  async listChildren(request) {
+    const { subject, client_id: clientId, node } = request.query as { subject?: string; client_id?: string; node?: string }
+    const children = (await request.services.nodes.children()).filter(
+      (child) => (subject === undefined || child.subject === subject) && (clientId === undefined || child.clientId === clientId) && (node === undefined || child.node === node),
+    )
+    return {
+      body: {
+        items: children.map((child) => ({
+          id: child.id,
+          ...(child.subject !== undefined ? { subject: child.subject } : {}),
+          client_id: child.clientId,
+          node: child.node,
+          server: child.server,
+          started_at: iso(child.startedAt),
+          state: child.state,
+        })),
+      },
+    }
+  },
+
+  async endChild(request) {
+    const id = request.params['id']!
+    const outcome = await request.services.nodes.endChild(id)
+    if (outcome.kind === 'unknown') throw new AdminProblem('not-found', `no gateway child ${id} runs on any node (it may have ended): see GET /children`)
+    if (outcome.kind === 'ended') return { status: 204 }
+    return { status: 202, body: { node: outcome.node, detail: `the node ${outcome.node} ends the child as it hears the request: GET /children no longer lists it then` } }
+  },
+}
