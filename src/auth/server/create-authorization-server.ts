@@ -54,6 +54,8 @@ import type { ChildDirectory } from './admin/child-directory.js'
 import { KeyAdmin } from './admin/key-admin.js'
 import { NodeRegistry } from './admin/node-registry.js'
 import { storageState } from './admin/storage-state.js'
+import { keysView, stateView } from './admin-api/server-views.js'
+import type { AdminServices } from './admin-api/admin-context.js'
 
 /** A running authorization server: mount `middleware` in a Koa app, or serve `app` on its own. */
 export interface AuthorizationServer {
@@ -342,26 +344,24 @@ async function assemble(
     // the clock read at each check, as the token verification reads it (a test that moves one moves both)
     now: () => Date.now(),
   })
-  const adminApiMiddleware = adminApi({
-    path: `${options.mountPath}${defaults.authServer.admin.apiPath}`,
-    url: ownIds.admin,
-    services: {
-      administration: admin,
-      accounts,
-      accountValues,
-      resources,
-      configuredResources,
-      authority: adminAuthority,
-      issuer: options.issuer,
-      deleteAccount,
-      nodes,
-      keys: keyAdmin,
-      storageState: () => storageState(storage, connection),
-    },
-  })
+  const adminServices: AdminServices = {
+    administration: admin,
+    accounts,
+    accountValues,
+    resources,
+    configuredResources,
+    authority: adminAuthority,
+    issuer: options.issuer,
+    deleteAccount,
+    nodes,
+    keys: keyAdmin,
+    storageState: () => storageState(storage, connection),
+  }
+  const adminApiMiddleware = adminApi({ path: `${options.mountPath}${defaults.authServer.admin.apiPath}`, url: ownIds.admin, services: adminServices })
   const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
   const firstAdministrator = new FirstAdministrator({ adapter: (name) => new Adapter(name), accounts, ttlSeconds: defaults.authServer.admin.setupLinkTtlSeconds })
   const consoleMiddleware = consoleRoutes({
+    server: { state: () => stateView(adminServices), keys: () => keysView(adminServices) },
     issuer: options.issuer,
     mountPath: options.mountPath,
     administration: admin,

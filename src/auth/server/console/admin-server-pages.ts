@@ -1,20 +1,6 @@
 import { builtInResources } from '../admin/built-in-resources.js'
-import type { AdminPage, AdminPageRequest } from './console-deps.js'
+import type { AdminPage } from './console-deps.js'
 import { h, sendPage, table } from './console-view.js'
-
-/**
- * What the administration core says about the server (another part of issue 32 adds `server`:
- * state, nodes, keys). Shown when present, said to be missing otherwise: never guessed here.
- */
-interface ServerFacts {
-  state?: () => Promise<Record<string, unknown>>
-  keys?: () => Promise<unknown>
-}
-
-function serverFacts(request: AdminPageRequest): ServerFacts {
-  const server = (request.deps.administration as unknown as { server?: ServerFacts }).server
-  return server ?? {}
-}
 
 /** A plain value as the page shows it: objects and lists as JSON in `<code>`. */
 function shown(value: unknown): string {
@@ -36,8 +22,23 @@ export const overviewPage: AdminPage = async (request) => {
   const accountCount = first.cursor === undefined ? String(first.accounts.length) : `more than ${first.accounts.length - 1}`
   const administrators = (await accounts.administratorIds()).length
   const clients = (await administration.clients.list()).length
-  const state = serverFacts(request).state
-  const stateBlock = state === undefined ? '<p class="muted">Storage and nodes: this server version does not report them yet.</p>' : facts(await state())
+  const state = await request.deps.server.state()
+  const { nodes, storage, version } = state as { nodes: Array<Record<string, unknown>>; storage: Record<string, unknown>; version: string }
+  const stateBlock = `<dl class="facts"><dt>Version</dt><dd>${h(version)}</dd></dl>
+${facts(storage)}
+${table(
+  'Nodes',
+  ['Node', 'Host', 'Version', 'Started', 'Last seen', 'Gateway children'],
+  nodes.map((node) => [
+    h(`${String(node['id'])}${node['this_node'] === true ? ' (this one)' : ''}`),
+    h(String(node['host'])),
+    h(String(node['version'])),
+    h(String(node['started_at'])),
+    h(String(node['last_seen_at'])),
+    h(String(node['children'])),
+  ]),
+  'No node reported.',
+)}`
   sendPage(
     request.ctx,
     {
@@ -78,12 +79,21 @@ export const resourcesPage: AdminPage = async (request) => {
   )
 }
 
-/** GET /admin/keys: the signing keys per node, when the core exposes them. */
+/** GET /admin/keys: the signing key each node signs with, and which still sign with an old one. */
 export const keysPage: AdminPage = async (request) => {
-  const keys = serverFacts(request).keys
-  const content =
-    keys === undefined
-      ? '<p class="muted">This server version does not report its keys to the console yet: see <code>docs/deployment.md</code> for rotation.</p>'
-      : `<pre><code>${h(JSON.stringify(await keys(), null, 2))}</code></pre>`
+  const keys = (await request.deps.server.keys()) as {
+    fingerprint?: string
+    nodes: Array<{ id: string; host: string; fingerprint: string; current: boolean }>
+    old_key_nodes: unknown[]
+  }
+  const rows = keys.nodes.map((node) => [
+    h(node.id),
+    h(node.host),
+    `<code>${h(node.fingerprint)}</code>`,
+    node.current ? 'current key' : '<strong>old key</strong>: copy the new jwks.json here and restart',
+  ])
+  const content = `<dl class="facts"><dt>The deployment's key</dt><dd><code>${h(keys.fingerprint ?? 'not recorded')}</code></dd></dl>
+${table('Signing keys per node', ['Node', 'Host', 'Fingerprint', 'Signs with'], rows, 'No node reported.')}
+<p class="muted">${keys.old_key_nodes.length === 0 ? 'Every node signs with the deployment’s key.' : `${keys.old_key_nodes.length} node(s) still sign with an old key.`} Rotation: <code>POST /admin/api/keys/rotate</code> or <code>mcp-auth keys rotate</code>, then copy <code>jwks.json</code> to every node and restart them one at a time (docs/deployment.md).</p>`
   sendPage(request.ctx, { title: 'Signing keys', nav: request.nav('/keys'), content }, request.deps.branding)
 }

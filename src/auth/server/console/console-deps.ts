@@ -32,6 +32,8 @@ export interface ConsoleDeps {
   /** The first administrator's one-time setup link. */
   firstAdministrator: FirstAdministrator
   surfaces: { admin: ConsoleSurface; account: ConsoleSurface }
+  /** The server's state and keys, as the admin API shows them (GET /state, GET /keys). */
+  server: { state(): Promise<Record<string, unknown>>; keys(): Promise<Record<string, unknown>> }
 }
 
 /** One request to an administrator's page, after the token check. */

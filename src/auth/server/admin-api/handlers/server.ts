@@ -2,6 +2,7 @@ import { defaults } from '../../../../config/defaults.js'
 import type { NodeInfo } from '../../admin/node-registry.js'
 import type { AdminOperation } from '../admin-context.js'
 import { AdminProblem } from '../problem.js'
+import { keysView, stateView } from '../server-views.js'
 
 const a = defaults.authServer.admin
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -10,41 +11,11 @@ const nodeRef = (node: NodeInfo) => ({ id: node.id, host: node.host })
 /** The server: the operations of the document's `server` tag, by operationId. */
 export const serverOperations: Record<string, AdminOperation> = {
   async getState(request) {
-    const { nodes, issuer } = request.services
-    const listed = await nodes.nodes()
-    return {
-      body: {
-        // this node's, the one that answers (each node's is in its entry)
-        version: listed[0]!.version,
-        issuer: issuer.href.replace(/\/$/, '') === issuer.origin ? issuer.origin : issuer.href,
-        storage: await request.services.storageState(),
-        nodes: listed.map((node) => ({
-          id: node.id,
-          host: node.host,
-          pid: node.pid,
-          version: node.version,
-          started_at: iso(node.startedAt),
-          last_seen_at: iso(node.lastSeenAt),
-          signing_key_fingerprint: node.signingKeys,
-          secrets_digest: node.secrets,
-          children: node.children.length,
-          this_node: node.id === nodes.id,
-        })),
-      },
-    }
+    return { body: await stateView(request.services) }
   },
 
   async getKeys(request) {
-    const [current, listed] = await Promise.all([request.services.keys.current(), request.services.nodes.nodes()])
-    const isCurrent = (node: NodeInfo) => current.fingerprint !== undefined && node.signingKeys === current.fingerprint
-    return {
-      body: {
-        ...(current.fingerprint !== undefined ? { fingerprint: current.fingerprint } : {}),
-        ...(current.recordedAt !== undefined ? { recorded_at: iso(current.recordedAt) } : {}),
-        nodes: listed.map((node) => ({ id: node.id, host: node.host, fingerprint: node.signingKeys, current: isCurrent(node) })),
-        old_key_nodes: listed.filter((node) => !isCurrent(node)).map(nodeRef),
-      },
-    }
+    return { body: await keysView(request.services) }
   },
 
   async rotateKeys(request) {
