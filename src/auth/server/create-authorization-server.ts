@@ -282,6 +282,7 @@ async function assemble(options: ResolvedOptions, opened: OpenedStorage, onClose
       dpop: connection === undefined ? {} : { replayCache: new RedisDpopReplayCache(connection) },
     }),
     accounts,
+    loginAge: options.admin,
     clientMayAct: async (clientId) => (await provider.Client.find(clientId)) !== undefined,
   })
   const adminApiMiddleware = await adminApi({
