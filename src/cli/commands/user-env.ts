@@ -1,6 +1,6 @@
 import { AccountValuesStore } from '../../auth/server/stores/account-values-store.js'
 import { openAccountValues } from '../../auth/server/stores/open-account-values.js'
-import { ADMIN_OPTIONS, adminTarget, adminUsage } from '../admin-server.js'
+import { ADMIN_OPTIONS, adminTarget, adminUsage, refuseBesideServer } from '../admin-server.js'
 import { UsageError, type Command } from '../command.js'
 
 /** The first line of stdin, without its line end. */
@@ -66,7 +66,7 @@ ${adminUsage(21)}  -h, --help         show this help
     }
     if (name !== undefined) AccountValuesStore.checkName(name)
     const target = await adminTarget(values)
-    const store = await openAccountValues({ dataDir: target.dataDir, ...(target.redis !== undefined ? { redis: target.redis } : {}) })
+    const store = await openAccountValues({ dataDir: target.dataDir, ...(target.redis !== undefined ? { redis: target.redis } : {}) }).catch(refuseBesideServer)
     try {
       const subject = bySubject ? user : (await store.accounts.findByUsername(user))?.id
       if (subject === undefined) {
