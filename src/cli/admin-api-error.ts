@@ -15,8 +15,14 @@ export class AdminApiError extends Error {
   constructor(status: number, problem: Record<string, unknown> | undefined, what: string, options?: ErrorOptions) {
     const detail = typeof problem?.['detail'] === 'string' && problem['detail'] !== '' ? problem['detail'] : typeof problem?.['title'] === 'string' ? problem['title'] : undefined
     const type = typeof problem?.['type'] === 'string' ? problem['type'] : undefined
-    const kind = type?.startsWith('urn:mcp-auth:admin:') === true ? type.slice('urn:mcp-auth:admin:'.length) : undefined
-    super(`${what}: ${detail ?? `answered ${status} without problem details`} (${status}${kind !== undefined ? ` ${kind}` : ''})`, options)
+    const named = type?.startsWith('urn:mcp-auth:admin:') === true ? type.slice('urn:mcp-auth:admin:'.length) : undefined
+    // the API has no operation there at all: a server older than this CLI
+    const unknownOperation = status === 404 && detail?.startsWith('no such admin API operation') === true
+    const kind = unknownOperation ? 'unknown-operation' : named
+    const said = unknownOperation
+      ? 'the server has no such admin API operation (is it an older mcp-auth? see its openapi.json)'
+      : (detail ?? `answered ${status} without problem details`)
+    super(`${what}: ${said} (${status}${named !== undefined ? ` ${named}` : ''})`, options)
     this.status = status
     this.kind = kind
     this.code = typeof problem?.['code'] === 'string' ? problem['code'] : undefined
