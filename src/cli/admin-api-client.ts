@@ -16,9 +16,9 @@ export const SERVER_OPTIONS = { server: { type: 'string' }, ...CLIENT_OPTIONS } 
 export function serverUsage(column: number): string {
   const line = (name: string, text: string): string => `  ${name.padEnd(column - 2)}${text}`
   return `${[
-    line('--server URL', "act through the running server's admin API: URL is its issuer (e.g. http://localhost:4000);"),
-    `${' '.repeat(column)}you log in as an administrator (a browser, as 'mcp-auth login'; the login options`,
-    `${' '.repeat(column)}below, --client-id/--client-secret for a client an administrator designated)`,
+    line('--server URL', "act through the running server's admin API; URL is its issuer (e.g."),
+    `${' '.repeat(column)}http://localhost:4000). You log in as an administrator: a browser as 'mcp-auth`,
+    `${' '.repeat(column)}login' does, or --client-id and a secret for a client an administrator designated`,
   ].join('\n')}\n`
 }
 

@@ -1,3 +1,5 @@
+import { terminalSafe } from './terminal-safe.js'
+
 /**
  * A refusal of the admin API, from its problem details (RFC 9457): what failed (`detail`), the
  * status and the kind (`type`, `urn:mcp-auth:admin:<kind>`), and the admin error code when the
@@ -21,8 +23,8 @@ export class AdminApiError extends Error {
     const kind = unknownOperation ? 'unknown-operation' : named
     const said = unknownOperation
       ? 'the server has no such admin API operation (is it an older mcp-auth? see its openapi.json)'
-      : (detail ?? `answered ${status} without problem details`)
-    super(`${what}: ${said} (${status}${named !== undefined ? ` ${named}` : ''})`, options)
+      : terminalSafe(detail ?? `answered ${status} without problem details`)
+    super(`${what}: ${said} (${status}${named !== undefined ? ` ${terminalSafe(named)}` : ''})`, options)
     this.status = status
     this.kind = kind
     this.code = typeof problem?.['code'] === 'string' ? problem['code'] : undefined

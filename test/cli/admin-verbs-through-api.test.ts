@@ -84,6 +84,8 @@ async function fakeOperations(ctx: Context, next: Next): Promise<void> {
             token_endpoint_auth_method: 'none',
             blocked: true,
           },
+          // a name a registrant chose: an escape sequence to clear the screen, a tab to add a field
+          { client_id: 'dyn-2', client_name: 'evil\u001b[2J\tx', origin: 'dynamic', grant_types: ['authorization_code'], redirect_uris: ['http://127.0.0.1/cb'], blocked: false },
         ],
       })
     case 'POST /clients':
@@ -161,11 +163,15 @@ describe('mcp-auth grants --server URL', () => {
 })
 
 describe('mcp-auth clients --server URL', () => {
-  it('lists with origin and blocked, passing the filters', async () => {
+  it('lists with origin and blocked, passing the filters, client names printed inert', async () => {
     const listed = await cli(['clients', 'list', '--origin', 'dynamic', '--blocked'])
     expect(listed.code).toBe(0)
     expect(asked[0]!.query).toEqual({ origin: 'dynamic', blocked: 'true' })
-    expect(listed.stdout).toBe('conf-1\tConfigured\tclient_credentials\t-\tconfigured\ndyn-1\t-\tauthorization_code refresh_token\thttp://127.0.0.1/cb\tblocked\n')
+    expect(listed.stdout).toBe(
+      'conf-1\tConfigured\tclient_credentials\t-\tconfigured\n' +
+        'dyn-1\t-\tauthorization_code refresh_token\thttp://127.0.0.1/cb\tblocked\n' +
+        'dyn-2\tevil\ufffd[2J\ufffdx\tauthorization_code\thttp://127.0.0.1/cb\n',
+    )
   })
 
   it('adds a client with RFC 7591 metadata (its --scope is the client’s, not the login’s) and prints the secret once', async () => {

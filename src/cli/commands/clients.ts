@@ -3,6 +3,7 @@ import { AdminApiError } from '../admin-api-error.js'
 import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { CLIENT_USAGE } from '../client-auth.js'
 import { UsageError, type Command } from '../command.js'
+import { terminalSafe } from '../terminal-safe.js'
 
 const METHODS = ['none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt']
 
@@ -18,7 +19,8 @@ interface ClientLine {
 
 /** `<client id>  name  grant types  redirect URIs  [configured]  [blocked]`, tab-separated. */
 function clientLine(client: ClientLine): string {
-  return `${client.client_id}\t${client.client_name ?? '-'}\t${(client.grant_types ?? []).join(' ')}\t${(client.redirect_uris ?? []).join(' ') || '-'}${client.origin === 'configured' ? '\tconfigured' : ''}${client.blocked === true ? '\tblocked' : ''}\n`
+  // a dynamic client names itself: its name is printed inert
+  return `${client.client_id}\t${client.client_name === undefined ? '-' : terminalSafe(client.client_name)}\t${(client.grant_types ?? []).join(' ')}\t${(client.redirect_uris ?? []).join(' ') || '-'}${client.origin === 'configured' ? '\tconfigured' : ''}${client.blocked === true ? '\tblocked' : ''}\n`
 }
 
 const removedLine = (clientId: string, grantsEnded: number): string => `client ${clientId} removed; ${grantsEnded} grant${grantsEnded === 1 ? '' : 's'} ended\n`

@@ -3,6 +3,7 @@ import { AdminApiError } from '../admin-api-error.js'
 import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { CLIENT_USAGE } from '../client-auth.js'
 import { UsageError, type Command } from '../command.js'
+import { terminalSafe } from '../terminal-safe.js'
 
 /** A grant as both modes print it (the admin API's view; the local summary made into it). */
 interface GrantLine {
@@ -20,7 +21,7 @@ function grantLine(grant: GrantLine): string {
   const scopes = Object.entries(grant.resources)
     .map(([resource, scope]) => `${resource}: ${scope}`)
     .join('; ')
-  return `${grant.grant_id}\t${grant.username ?? `(deleted ${grant.account_id})`}\t${grant.client_id}${grant.client_name ? ` (${grant.client_name})` : ''}\t${scopes || '-'}\t${grant.created_at ?? '-'}\n`
+  return `${grant.grant_id}\t${grant.username ?? `(deleted ${grant.account_id})`}\t${grant.client_id}${grant.client_name ? ` (${terminalSafe(grant.client_name)})` : ''}\t${scopes || '-'}\t${grant.created_at ?? '-'}\n`
 }
 
 const endedCount = (ended: number): string => `${ended} grant${ended === 1 ? '' : 's'} ended\n`
