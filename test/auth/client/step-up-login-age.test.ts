@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Context, Next } from 'koa'
 import { McpOAuth } from '../../../src/auth/client/mcp-oauth.js'
+import { defaults } from '../../../src/config/defaults.js'
 import { FileTokenStore } from '../../../src/auth/client/token-store.js'
 import { formHandoff } from '../../helpers/form-handoff.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
@@ -103,5 +105,26 @@ describe('McpOAuth: 401 insufficient_user_authentication (RFC 9470)', () => {
     expect(await auth.loginAsked()).toBe(true)
     expect(handoff.urls[1]!.searchParams.get('max_age')).toBe(String(SENSITIVE_AGE))
     expect((await auth.fetch(api('/accounts/dave'), patch)).status).toBe(200)
+  }, 30_000)
+
+  it('gives up after maxStepUps sign-ins when every one is still refused, answering the last refusal', async () => {
+    // a resource that finds every sign-in too old, whatever its age
+    const alwaysOld = async (ctx: Context, next: Next): Promise<void> => {
+      if (ctx.path !== '/admin/api/always-old') return next()
+      ctx.status = 401
+      ctx.set('www-authenticate', `Bearer error="insufficient_user_authentication", max_age="1", resource_metadata="${ctx.origin}/.well-known/oauth-protected-resource/admin/api"`)
+    }
+    const strict: ProtectedStack = await startProtectedStack({ mcp: { middleware: [alwaysOld, (ctx, next) => strict.as.middleware(ctx, next)] } })
+    try {
+      await strict.as.accounts.setUser(root.username, root.password, {}, undefined, 'admin')
+      const { auth, handoff, api } = helper('limit', { stack: strict })
+      expect((await auth.fetch(api('/accounts'))).status).toBe(200)
+      const answer = await auth.fetch(api('/always-old'))
+      expect(answer.status).toBe(401)
+      expect(handoff.urls).toHaveLength(1 + defaults.oauthClient.maxStepUps)
+      expect(handoff.urls.slice(1).every((url) => url.searchParams.get('max_age') === '1')).toBe(true)
+    } finally {
+      await strict.stop()
+    }
   }, 30_000)
 })
