@@ -35,5 +35,8 @@ describe('mcp-auth users: roles on a data directory', () => {
     expect(demo.code).toBe(1)
     expect(demo.stderr).toContain('the demo account (demo) is never an administrator')
     expect((await users(['set-role', 'x', 'boss'])).code).toBe(2)
+    const link = await users(['password-link', 'x'])
+    expect(link.code).toBe(2)
+    expect(link.stderr).toContain("'password-link' makes a link to the running server's page: add --server URL")
   })
 })

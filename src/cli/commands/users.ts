@@ -58,7 +58,7 @@ Usage: mcp-auth users add <username> [--admin] [--scopes "SCOPE ..."] [--passwor
        mcp-auth users set-role <username> admin|user [WHERE]
        mcp-auth users list [WHERE]
        mcp-auth users delete|disable|enable <username> [WHERE]
-       mcp-auth users password-link <username> [WHERE]
+       mcp-auth users password-link <username> --server URL [login options]
 WHERE: --server URL [login options]              a running server, through its admin API
        [--data-dir DIR] [--config FILE]          a stopped server's data directory (the default)
        [--redis URL] [--redis-prefix P]          the deployment's Redis, directly (recovery)
@@ -135,15 +135,10 @@ ${CLIENT_USAGE}`,
     const name = username as string
     if (api !== undefined) return throughApi(api, action, name, { scopes, role: extra[0], values })
 
+    // the link is a page of the running server, at the issuer it serves (which a stopped one's files may not say)
+    if (action === 'password-link') throw new UsageError("'password-link' makes a link to the running server's page: add --server URL")
     if (single || action === 'set-role') {
       return withAdminServer(values, async (as) => {
-        if (action === 'password-link') {
-          const account = await as.administration.accounts.get(name)
-          const link = await as.administration.accounts.passwordLink(account)
-          const url = `${as.issuer.replace(/\/$/, '')}${defaults.authServer.admin.consolePath}/password/${link.token}`
-          process.stdout.write(linkLine(name, { url, expires_at: new Date(link.expiresAt).toISOString() }))
-          return 0
-        }
         if (action === 'set-role') {
           process.stdout.write(roleLine(await as.administration.accounts.setRole(name, extra[0] === 'admin' ? 'admin' : undefined)))
           return 0
