@@ -5,6 +5,7 @@ import type { AuthorizationServerOptions } from '../auth/server/options.js'
 import { defaults } from '../config/defaults.js'
 import { loadConfigFile } from '../config/load-config-file.js'
 import type { MessageBus } from '../sessions/message-bus.js'
+import { StorageLockedError } from '../storage/file-lock.js'
 import type { RecordStore } from '../storage/types.js'
 import { redisChoice, redisOptions, type RedisChoice } from './redis-option.js'
 import { readRedisStoreMarker, type RedisStoreMarker } from './redis-store-marker.js'
@@ -79,7 +80,7 @@ export interface AdminRecords {
 export async function openAdminRecords(target: AdminTarget): Promise<AdminRecords> {
   if (target.redis === undefined) {
     const { createLowdbStorage } = await import('../storage/lowdb-storage.js')
-    const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) })
+    const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) }).catch(refuseBesideServer)
     return { records: storage.records, close: () => storage.close() }
   }
   const { RedisConnection } = await import('../redis/connection.js')
@@ -114,10 +115,19 @@ export async function withAdminServer<T>(values: Record<string, string | boolean
     })
   }
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
-  const as = await createAuthorizationServer({ ...config, dataDir, ...(redis !== undefined ? { redis } : {}) })
+  const as = await createAuthorizationServer({ ...config, dataDir, ...(redis !== undefined ? { redis } : {}) }).catch(refuseBesideServer)
   try {
     return await run(as)
   } finally {
     await as.close()
   }
+}
+
+/**
+ * A data directory a running server holds (its lock): the command says to go through that server
+ * (`--server URL`) instead; any other failure is thrown as it is.
+ */
+export function refuseBesideServer(error: unknown): never {
+  if (!(error instanceof StorageLockedError)) throw error
+  throw new Error(`the server is running: add --server URL (or stop it). ${error.file} is in use by process ${error.pid}`, { cause: error })
 }

@@ -9,6 +9,7 @@ import * as oidc from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaults } from '../../src/config/defaults.js'
 import { runCli, startCli, stopChild } from '../helpers/cli-process.js'
+import { adminToken } from '../helpers/admin-api.js'
 import { authorizeWithForm } from '../helpers/form-login.js'
 import { freePort } from '../helpers/free-port.js'
 import { startHaproxy, type Haproxy } from '../helpers/haproxy.js'
@@ -166,6 +167,22 @@ describe('administration verbs with --redis, while the nodes run', () => {
     expect(await mcpStatus(1, login.accessToken)).toBe(200)
     const list = await admin(['users', 'list'])
     expect(list.stdout).toMatch(/^alice\t\S+\tmcp$/m)
+  })
+
+  it('users add --admin (issue 32): an administrator for every node, kept as the last one by set-role', async () => {
+    const root = { username: 'root', password: 'root has a long password' }
+    const added = await admin(['users', 'add', root.username, '--admin'], { MCP_AUTH_PASSWORD: root.password })
+    expect(added.code, added.stderr).toBe(0)
+    expect((await admin(['users', 'list'])).stdout).toMatch(/^root\t\S+\t\(default scopes\)\tadmin$/m)
+    const token = (await adminToken(proxy.origin, root)).access_token
+    for (const i of [0, 1]) {
+      const answer = await toNode(i, '/admin/api/accounts', { headers: { authorization: `Bearer ${token}` } })
+      expect(answer.status).toBe(200)
+      await answer.arrayBuffer()
+    }
+    const last = await admin(['users', 'set-role', root.username, 'user'])
+    expect(last.code).toBe(1)
+    expect(last.stderr).toContain('root is the last active administrator')
   })
 
   it("every node publishes each endpoint's own metadata and takes a token for /mcp at /rest (issue 28, item 2)", async () => {

@@ -131,6 +131,7 @@ describe('mcp-auth user-env on a data directory', () => {
     try {
       const refused = await runCli(['user-env', 'list', '--subject', EXTERNAL, ...store])
       expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`the server is running: add --server URL (or stop it)`)
       expect(refused.stderr).toContain(`in use by process ${server.child.pid}`)
     } finally {
       await stopChild(server.child)

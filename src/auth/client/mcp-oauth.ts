@@ -75,10 +75,14 @@ export interface LoginOutcome {
   notGranted: string[]
 }
 
-/** The login a refused request asked for: the challenge it came with, or the wider scope it needs. */
+/** The login a refused request asked for: the challenge it came with, the wider scope it needs, a fresher sign-in. */
 interface AskedLogin {
   scope?: string
   challenge: string | null
+  /** RFC 9470 `max_age` (seconds): the sign-in must be at most this old. */
+  maxAge?: number
+  /** RFC 9470 `acr_values`: the authentication context classes asked for. */
+  acrValues?: string
 }
 
 /**
@@ -128,18 +132,18 @@ export class McpOAuth {
   readonly fetch: typeof fetch = async (input, init) => {
     let tokens = await this.#currentTokens()
     let response = await this.#send(input, init, tokens)
-    if (response.status === 401) {
+    // a sign-in too old (RFC 9470) is not answered by a refresh: the refreshed token keeps its auth_time
+    if (response.status === 401 && stepUpAsked(response, tokens) === undefined) {
       const recovered = await this.#recover(tokens, response.headers.get('www-authenticate'))
       if (recovered === undefined) return response
       await response.body?.cancel()
       tokens = recovered
       response = await this.#send(input, init, tokens)
     }
-    for (let stepUps = 0; response.status === 403 && stepUps < defaults.oauthClient.maxStepUps; stepUps++) {
-      const params = challengeParams(response.headers.get('www-authenticate'))
-      if (params?.['error'] !== 'insufficient_scope') break
-      const wanted = new Set([...(tokens?.scope?.split(' ') ?? []), ...(params['scope']?.split(' ') ?? [])].filter(Boolean))
-      const stepUp = await this.#loginInFetch({ scope: [...wanted].join(' '), challenge: null })
+    for (let stepUps = 0; stepUps < defaults.oauthClient.maxStepUps; stepUps++) {
+      const asked = stepUpAsked(response, tokens)
+      if (asked === undefined) break
+      const stepUp = await this.#loginInFetch(asked)
       if (stepUp === undefined) return response
       await response.body?.cancel()
       tokens = stepUp
@@ -175,7 +179,7 @@ export class McpOAuth {
   }
 
   /** Runs the whole login now (or joins one in progress) and stores the tokens. */
-  login(options: { scope?: string; challenge?: string | null } = {}): Promise<StoredTokens> {
+  login(options: { scope?: string; challenge?: string | null; maxAge?: number; acrValues?: string } = {}): Promise<StoredTokens> {
     this.#login ??= this.#authorize(options).finally(() => {
       this.#login = undefined
     })
@@ -422,7 +426,7 @@ export class McpOAuth {
     }
   }
 
-  async #authorize(options: { scope?: string; challenge?: string | null }): Promise<StoredTokens> {
+  async #authorize(options: { scope?: string; challenge?: string | null; maxAge?: number; acrValues?: string }): Promise<StoredTokens> {
     if (this.#options.signal?.aborted === true) throw new McpOAuthError('cancelled', 'login cancelled', { cause: this.#options.signal.reason })
     const challenge = options.challenge === undefined && this.#discovered === undefined ? await this.#probe() : (options.challenge ?? null)
     const discovered = await this.#discover(challenge)
@@ -448,7 +452,8 @@ export class McpOAuth {
       const registration = await this.#registration(server, stored, callback.redirectUri)
       const config = this.#configuration(server, registration)
       const verifier = client.randomPKCECodeVerifier()
-      const scope = requestedScope(options.scope ?? discovered.scope, server)
+      const stepUp = options.maxAge !== undefined || options.acrValues !== undefined
+      const scope = withOpenId(requestedScope(options.scope ?? discovered.scope, server), stepUp, server)
       const url = client.buildAuthorizationUrl(config, {
         redirect_uri: callback.redirectUri,
         code_challenge: await client.calculatePKCECodeChallenge(verifier),
@@ -456,6 +461,9 @@ export class McpOAuth {
         state,
         resource,
         ...(scope !== undefined ? { scope } : {}),
+        // RFC 9470 §4: the authorization server signs the person in again when their sign-in is older
+        ...(options.maxAge !== undefined ? { max_age: String(options.maxAge) } : {}),
+        ...(options.acrValues !== undefined ? { acr_values: options.acrValues } : {}),
       })
       await this.#options.handoff(url)
       const returned = await callback.result.catch((error: unknown) => {
@@ -562,7 +570,6 @@ export class McpOAuth {
   }
 }
 
-/** client_secret_basic unless the server only lists client_secret_post (RFC 8414 token_endpoint_auth_methods_supported). */
 /**
  * The scopes asked for and not in the granted scope (RFC 6749 §5.1: a response without `scope`
  * granted what was asked). `offline_access` is not counted: its grant is the refresh token.
@@ -571,6 +578,40 @@ function notGranted(requested: string | undefined, granted: string | undefined):
   if (requested === undefined || granted === undefined) return []
   const got = new Set(granted.split(' '))
   return requested.split(' ').filter((scope) => scope !== '' && scope !== 'offline_access' && !got.has(scope))
+}
+
+/**
+ * The login a refusal asks for, if it is a step-up: 403 `insufficient_scope` (the scopes held and
+ * those named), or 401 `insufficient_user_authentication` (RFC 9470 §3: a sign-in within
+ * `max_age`, maybe of `acr_values`, for the scopes held).
+ */
+function stepUpAsked(response: Response, tokens: StoredTokens | undefined): AskedLogin | undefined {
+  const params = challengeParams(response.headers.get('www-authenticate'))
+  const held = tokens?.scope?.split(' ') ?? []
+  if (response.status === 403 && params?.['error'] === 'insufficient_scope') {
+    const wanted = new Set([...held, ...(params['scope']?.split(' ') ?? [])].filter(Boolean))
+    return { scope: [...wanted].join(' '), challenge: null }
+  }
+  if (response.status !== 401 || params?.['error'] !== 'insufficient_user_authentication') return undefined
+  const maxAge = params['max_age'] !== undefined && /^\d+$/.test(params['max_age']) ? Number(params['max_age']) : undefined
+  const acrValues = params['acr_values']
+  return {
+    challenge: null,
+    ...(held.length > 0 ? { scope: held.join(' ') } : {}),
+    ...(maxAge !== undefined ? { maxAge } : {}),
+    ...(acrValues !== undefined && acrValues !== '' ? { acrValues } : {}),
+  }
+}
+
+/**
+ * `max_age` and `acr_values` are OpenID Connect request parameters (OIDC Core §3.1.2.1), and an
+ * OpenID provider (oidc-provider among them) takes them only in an `openid` request: a step-up
+ * asks for `openid` too when the server lists it.
+ */
+function withOpenId(scope: string | undefined, stepUp: boolean, server: Pick<oauth.AuthorizationServer, 'scopes_supported'>): string | undefined {
+  if (!stepUp || server.scopes_supported?.includes('openid') !== true) return scope
+  const scopes = new Set(['openid', ...(scope?.split(' ').filter(Boolean) ?? [])])
+  return [...scopes].join(' ')
 }
 
 /** Whether a token expires within the refresh skew (tokens without an expiry never do). */
@@ -585,6 +626,7 @@ function oauthRefusal(error: unknown, issuer: string): string {
   return `${issuer} answered ${code}${typeof description === 'string' && description !== '' ? `: ${description}` : ''}`
 }
 
+/** client_secret_basic unless the server only lists client_secret_post (RFC 8414 token_endpoint_auth_methods_supported). */
 function preferredSecretMethod(server: oauth.AuthorizationServer): string {
   const methods = server.token_endpoint_auth_methods_supported
   return methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic'

@@ -339,6 +339,7 @@ async function assemble(
       dpop: connection === undefined ? {} : { replayCache: new RedisDpopReplayCache(connection) },
     }),
     accounts,
+    loginAge: options.admin,
     // a blocked client's client_credentials tokens are refused here at once (it gets no new one either)
     clientMayAct: async (clientId) => !blocked.isBlocked(clientId) && (await provider.Client.find(clientId)) !== undefined,
     // the clock read at each check, as the token verification reads it (a test that moves one moves both)

@@ -193,6 +193,12 @@ export const authorizationServerOptionsSchema = z.strictObject({
         .partial(),
     ])
     .optional(),
+  /**
+   * How recent a person's sign-in must be for the admin API (seconds; defaults
+   * `authServer.admin.maxLoginAgeSeconds` and `sensitiveLoginAgeSeconds`): older, it answers 401
+   * `insufficient_user_authentication` with `max_age` (RFC 9470) and the client signs them in again.
+   */
+  admin: z.strictObject({ maxLoginAgeSeconds: seconds, sensitiveLoginAgeSeconds: seconds }).partial().optional(),
   /** The operator's product name, logo and colours on every page (login, consent, logout, errors). */
   branding: brandingSchema.optional(),
   /** Trust X-Forwarded-* from a TLS-terminating proxy in front of us. */
@@ -308,6 +314,8 @@ export interface ResolvedOptions {
   ttl: { -readonly [K in keyof typeof defaults.authServer.ttl]: number }
   refreshTokens: { reuseGraceSeconds: number }
   rateLimits: RateLimits | false
+  /** The admin API's sign-in ages (seconds). */
+  admin: { maxLoginAgeSeconds: number; sensitiveLoginAgeSeconds: number }
   trustProxy: boolean
   /** The pages' product name, logo and colours. */
   branding: PageBranding
@@ -382,6 +390,10 @@ export function resolveOptions(options: AuthorizationServerOptions = {}): Resolv
     ttl: { ...a.ttl, ...value.ttl },
     refreshTokens: { reuseGraceSeconds: value.refreshTokens?.reuseGraceSeconds ?? a.refreshTokens.reuseGraceSeconds },
     rateLimits: value.rateLimits === false ? false : { ...a.rateLimits, ...value.rateLimits },
+    admin: {
+      maxLoginAgeSeconds: value.admin?.maxLoginAgeSeconds ?? a.admin.maxLoginAgeSeconds,
+      sensitiveLoginAgeSeconds: value.admin?.sensitiveLoginAgeSeconds ?? a.admin.sensitiveLoginAgeSeconds,
+    },
     trustProxy: value.trustProxy ?? false,
     branding: resolveBranding(value.branding),
     accessTokenAlg: value.accessTokenAlg ?? a.accessTokenAlg,

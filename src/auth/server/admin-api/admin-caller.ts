@@ -24,6 +24,8 @@ export interface AdminAuthorityDeps {
   accounts: AccountStore
   /** Whether a machine client may still act (registered, not blocked): its tokens have no grant to revoke. */
   clientMayAct(clientId: string): Promise<boolean>
+  /** How recent a person's sign-in must be (seconds): for any action, for a sensitive one. Default `authServer.admin`'s. */
+  loginAge?: { maxLoginAgeSeconds: number; sensitiveLoginAgeSeconds: number }
   now?: () => number
 }
 
@@ -37,10 +39,13 @@ export interface AdminAuthorityDeps {
 export class AdminAuthority {
   readonly #deps: AdminAuthorityDeps
   readonly #now: () => number
+  readonly #loginAge: { maxLoginAgeSeconds: number; sensitiveLoginAgeSeconds: number }
 
   constructor(deps: AdminAuthorityDeps) {
     this.#deps = deps
     this.#now = deps.now ?? Date.now
+    const { maxLoginAgeSeconds, sensitiveLoginAgeSeconds } = defaults.authServer.admin
+    this.#loginAge = deps.loginAge ?? { maxLoginAgeSeconds, sensitiveLoginAgeSeconds }
   }
 
   get bearer(): BearerAuth {
@@ -65,8 +70,13 @@ export class AdminAuthority {
       throw new InsufficientUserAuthenticationError('the sign-in of this token was ended (the password changed since): sign in again', 0)
     }
     const caller: AdminCaller = { kind: 'person', account, clientId, authTime, token }
-    this.requireRecentLogin(caller, defaults.authServer.admin.maxLoginAgeSeconds)
+    this.requireRecentLogin(caller, this.#loginAge.maxLoginAgeSeconds)
     return caller
+  }
+
+  /** {@link requireRecentLogin} for a sensitive action: the server's `sensitiveLoginAgeSeconds`. */
+  requireSensitiveLogin(caller: AdminCaller): void {
+    this.requireRecentLogin(caller, this.#loginAge.sensitiveLoginAgeSeconds)
   }
 
   /**
@@ -79,7 +89,7 @@ export class AdminAuthority {
     const age = caller.authTime === undefined ? Number.POSITIVE_INFINITY : this.#now() / 1000 - caller.authTime
     if (age <= maxAgeSeconds) return
     throw new InsufficientUserAuthenticationError(
-      maxAgeSeconds <= defaults.authServer.admin.sensitiveLoginAgeSeconds
+      maxAgeSeconds <= this.#loginAge.sensitiveLoginAgeSeconds
         ? `this action needs a sign-in in the last ${maxAgeSeconds} s: sign in again`
         : `administration needs a sign-in in the last ${Math.round(maxAgeSeconds / 60)} min: sign in again`,
       maxAgeSeconds,

@@ -172,7 +172,7 @@ export const accountAction: AdminPage = async (request) => {
   const revision = Number.isInteger(rev) ? rev : undefined
   const path = accountPath(request, current.username)
   const sensitive = (change: Parameters<typeof AccountAdmin.isSensitive>[1]) => {
-    if (AccountAdmin.isSensitive(current, change)) request.deps.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    if (AccountAdmin.isSensitive(current, change)) request.deps.authority.requireSensitiveLogin(request.caller)
   }
   const back = (done: string, to = path) => {
     request.ctx.redirect(`${to}?done=${done}`)

@@ -43,7 +43,7 @@ export const accountOperations: Record<string, AdminOperation> = {
 
   async createAccount(request) {
     const body = request.body as { username: string; password?: string; name?: string; email?: string; scopes?: ScopesInput; role?: 'admin' | 'user' }
-    if (body.role === 'admin') request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    if (body.role === 'admin') request.services.authority.requireSensitiveLogin(request.caller)
     const scopes = scopesOf(body.scopes)
     const { account, link } = await request.services.administration.accounts.create({
       username: body.username,
@@ -87,7 +87,7 @@ export const accountOperations: Record<string, AdminOperation> = {
       ...(body.role !== undefined ? { role: body.role === 'admin' ? 'admin' : null } : {}),
       ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
     }
-    if (AccountAdmin.isSensitive(current, change)) request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    if (AccountAdmin.isSensitive(current, change)) request.services.authority.requireSensitiveLogin(request.caller)
     const { account, grantsEnded } = await admin.update(current.username, change, rev)
     return { etag: etagOf(account), body: accountView(account), headers: { 'x-grants-ended': String(grantsEnded) } }
   },
@@ -96,7 +96,7 @@ export const accountOperations: Record<string, AdminOperation> = {
     const admin = request.services.administration.accounts
     const current = await admin.get(request.params['username']!)
     const rev = revisionToMatch(request.ifMatch, current, `the account ${current.username}`)
-    if (AccountAdmin.isSensitive(current, 'delete')) request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    if (AccountAdmin.isSensitive(current, 'delete')) request.services.authority.requireSensitiveLogin(request.caller)
     const { grantsEnded } = await request.services.deleteAccount(current, rev)
     return { body: { grants_ended: grantsEnded } }
   },
@@ -105,7 +105,7 @@ export const accountOperations: Record<string, AdminOperation> = {
     const admin = request.services.administration.accounts
     const account = await admin.get(request.params['username']!)
     // a link sets the password of whoever holds it: an administrator's is a sensitive one
-    if (account.role === 'admin') request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    if (account.role === 'admin') request.services.authority.requireSensitiveLogin(request.caller)
     const link = await admin.passwordLink(account)
     return { status: 201, body: { url: linkUrl(request, link.token), expires_at: new Date(link.expiresAt).toISOString() } }
   },

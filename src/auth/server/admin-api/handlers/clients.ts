@@ -38,7 +38,7 @@ export const clientsOperations: Record<string, AdminOperation> = {
     const metadata = request.body as Record<string, unknown>
     // a client registered with the admin API's scope is a machine administrator: as sensitive as making one
     if (typeof metadata['scope'] === 'string' && metadata['scope'].split(' ').includes(a.scope)) {
-      request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+      request.services.authority.requireSensitiveLogin(request.caller)
     }
     const clients = request.services.administration.clients
     const added = await clients.add(metadata)

@@ -1,10 +1,8 @@
-import { defaults } from '../../../../config/defaults.js'
 import type { NodeInfo } from '../../admin/node-registry.js'
 import type { AdminOperation } from '../admin-context.js'
 import { AdminProblem } from '../problem.js'
 import { keysView, stateView } from '../server-views.js'
 
-const a = defaults.authServer.admin
 const iso = (ms: number): string => new Date(ms).toISOString()
 const nodeRef = (node: NodeInfo) => ({ id: node.id, host: node.host })
 
@@ -19,7 +17,7 @@ export const serverOperations: Record<string, AdminOperation> = {
   },
 
   async rotateKeys(request) {
-    request.services.authority.requireRecentLogin(request.caller, a.sensitiveLoginAgeSeconds)
+    request.services.authority.requireSensitiveLogin(request.caller)
     const rotation = await request.services.keys.rotate().catch((error: unknown) => {
       // this node's files are not the deployment's (rotated elsewhere and not copied here yet)
       throw new AdminProblem('conflict', `the keys were not rotated: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
