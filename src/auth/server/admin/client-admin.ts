@@ -1,3 +1,4 @@
+import { defaults } from '../../../config/defaults.js'
 import { randomBytes } from 'node:crypto'
 import type Provider from 'oidc-provider'
 import type { OidcAdapter, OidcPayload } from '../../../storage/types.js'
@@ -7,7 +8,11 @@ import type { ClientLastUse, ClientLastUseEntry } from './client-last-use.js'
 import type { GrantAdmin } from './grant-admin.js'
 
 /** Where a client came from. */
-export type ClientOrigin = 'configured' | 'administrator' | 'dynamic' | 'metadata-document'
+export type ClientOrigin = 'built-in' | 'configured' | 'administrator' | 'dynamic' | 'metadata-document'
+
+/** The server's own clients (the console): listed as `built-in`, never removed or blocked here. */
+const BUILT_IN: ReadonlySet<string> = new Set([defaults.authServer.admin.console.clientId])
+const configuredOrigin = (clientId: string): ClientOrigin => (BUILT_IN.has(clientId) ? 'built-in' : 'configured')
 
 /** The mark an administrator's client carries in its stored record (oidc-provider ignores it: not client metadata). */
 const ORIGIN_FIELD = 'mcp_auth_origin'
@@ -86,7 +91,7 @@ export class ClientAdmin {
     const [stored, uses] = await Promise.all([this.#clients.list(), this.#lastUse.list()])
     const lastUse = new Map(uses.map((entry) => [entry.clientId, entry]))
     const all = new Map<string, ClientSummary>()
-    for (const [clientId, configured] of this.#configured) all.set(clientId, this.#summary(configured, 'configured', lastUse.get(clientId)))
+    for (const [clientId, configured] of this.#configured) all.set(clientId, this.#summary(configured, configuredOrigin(clientId), lastUse.get(clientId)))
     for (const { id, payload } of stored) if (!all.has(id)) all.set(id, this.#summary(payload, originOf(id, payload), lastUse.get(id)))
     const unstored = [...uses.map((entry) => entry.clientId), ...this.#blocked.list().map((entry) => entry.clientId)]
     for (const clientId of unstored) {
@@ -100,7 +105,7 @@ export class ClientAdmin {
   async get(clientId: string): Promise<ClientSummary> {
     const configured = this.#configured.get(clientId)
     const lastUse = await this.#lastUse.get(clientId)
-    if (configured !== undefined) return this.#summary(configured, 'configured', lastUse)
+    if (configured !== undefined) return this.#summary(configured, configuredOrigin(clientId), lastUse)
     const payload = await this.#clients.find(clientId)
     if (payload !== undefined) return this.#summary(payload, originOf(clientId, payload), lastUse)
     if (isMetadataDocumentId(clientId) && (lastUse !== undefined || this.#blocked.isBlocked(clientId))) return this.#documentSummary(clientId, lastUse)
@@ -113,6 +118,7 @@ export class ClientAdmin {
    * `configured_client`): remove it from the configuration.
    */
   async remove(clientId: string): Promise<{ removed: boolean; grantsEnded: number }> {
+    if (BUILT_IN.has(clientId)) throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be removed`)
     if (this.#configured.has(clientId)) throw new AdminError('configured_client', `${clientId} is a configured client: remove it from the configuration instead`)
     const grantsEnded = await this.#grants.revokeAll({ clientId })
     const found = (await this.#clients.find(clientId)) !== undefined
@@ -129,6 +135,7 @@ export class ClientAdmin {
    * first visit. Blocking a blocked client changes nothing.
    */
   async block(clientId: string): Promise<{ client: ClientSummary; grantsEnded: number }> {
+    if (BUILT_IN.has(clientId)) throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be blocked (an administrator who should not sign in loses the role instead)`)
     if (!isMetadataDocumentId(clientId)) await this.get(clientId)
     await this.#blocked.block(clientId)
     const grantsEnded = await this.#grants.revokeAll({ clientId })
@@ -177,7 +184,7 @@ export class ClientAdmin {
       // oidc-provider's defaults when the metadata names none (RFC 7591 §2)
       grant_types: Array.isArray(payload['grant_types']) ? (payload['grant_types'] as string[]) : ['authorization_code'],
       redirect_uris: Array.isArray(payload['redirect_uris']) ? (payload['redirect_uris'] as string[]) : [],
-      configured: origin === 'configured',
+      configured: origin === 'configured' || origin === 'built-in',
       origin,
       ...(typeof payload['scope'] === 'string' ? { scope: payload['scope'] } : {}),
       token_endpoint_auth_method: typeof payload['token_endpoint_auth_method'] === 'string' ? payload['token_endpoint_auth_method'] : 'client_secret_basic',

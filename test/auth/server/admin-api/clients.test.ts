@@ -130,6 +130,10 @@ describe('admin API: clients', () => {
     expect(all.status).toBe(200)
     const origins = new Map(all.body.items.map((client: { client_id: string; origin: string }) => [client.client_id, client.origin]))
     expect(origins.get('configured-app')).toBe('configured')
+    // the server's own console, listed for what it is, neither removed nor blocked
+    expect(origins.get('mcp-auth-console')).toBe('built-in')
+    expect((await adminCall(stack.origin, token, 'POST', '/clients/mcp-auth-console/block')).status).toBe(409)
+    expect((await adminCall(stack.origin, token, 'DELETE', '/clients/mcp-auth-console')).status).toBe(409)
     expect(origins.get(config.clientMetadata().client_id)).toBe('dynamic')
     expect(origins.get(added.body.client.client_id)).toBe('administrator')
     const configured = await adminCall(stack.origin, token, 'GET', '/clients?origin=configured')

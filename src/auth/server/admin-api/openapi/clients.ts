@@ -16,7 +16,7 @@ export const clientsPart: ApiPart = {
         summary: 'Clients by client_id, a page at a time; `q` searches client_id and name',
         parameters: [
           ...listParameters,
-          { name: 'origin', in: 'query', required: false, schema: { type: 'string', enum: ['configured', 'administrator', 'dynamic', 'metadata-document'] } },
+          { name: 'origin', in: 'query', required: false, schema: { type: 'string', enum: ['built-in', 'configured', 'administrator', 'dynamic', 'metadata-document'] } },
           { name: 'blocked', in: 'query', required: false, schema: { type: 'boolean' } },
           { name: 'q', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 128 } },
         ],
@@ -79,7 +79,7 @@ export const clientsPart: ApiPart = {
       properties: {
         client_id: { type: 'string' },
         client_name: { type: 'string' },
-        origin: { type: 'string', enum: ['configured', 'administrator', 'dynamic', 'metadata-document'] },
+        origin: { type: 'string', enum: ['built-in', 'configured', 'administrator', 'dynamic', 'metadata-document'] },
         grant_types: { type: 'array', items: { type: 'string' } },
         redirect_uris: { type: 'array', items: { type: 'string' } },
         scope: { type: 'string', description: 'The registered scope (it caps client_credentials tokens)' },
