@@ -31,6 +31,9 @@ afterAll(async () => {
 
 const asAdmin = (args: string[], options: { input?: string } = {}) =>
   runCliLoggingIn([...args, '--server', origin, '--no-browser', '--store', join(dir, 'admin-tokens.json')], root, options)
+/** An administrator's command on one client: a generated client id may begin with `-`, so it comes after `--`. */
+const asAdminOn = (args: string[], clientId: string) =>
+  runCliLoggingIn([...args, '--server', origin, '--no-browser', '--store', join(dir, 'admin-tokens.json'), '--', clientId], root)
 const carolStore = (): string => join(dir, 'carol-tokens.json')
 
 describe('the CLI through the admin API of mcp-auth start', () => {
@@ -55,11 +58,7 @@ describe('the CLI through the admin API of mcp-auth start', () => {
     expect(tools.code).toBe(0)
   }, 60_000)
 
-  it('revokes the account’s grant with grants revoke --server; its client needs a new login', async (context) => {
-    const document = (await (await fetch(`${origin}/admin/api/openapi.json`)).json()) as { paths: Record<string, unknown> }
-    // the grants operations are another part of issue 32: this runs once they are merged
-    if (!('/grants/{grant_id}' in document.paths)) context.skip()
-
+  it('revokes the account’s grant with grants revoke --server; its client needs a new login', async () => {
     const grants = await asAdmin(['grants', 'list', '--user', carol.username])
     expect(grants.code, grants.stderr).toBe(0)
     const lines = grants.stdout.trim().split('\n')
@@ -83,5 +82,58 @@ describe('the CLI through the admin API of mcp-auth start', () => {
     const after = await runCliLoggingIn(['tools', `${origin}/mcp`, '--store', carolStore(), '--no-browser'])
     expect(after.logins).toHaveLength(1)
     expect(after.code).not.toBe(0)
+  }, 60_000)
+
+  it('registers, lists, blocks, unblocks and removes a client with clients … --server', async () => {
+    const added = await asAdmin(['clients', 'add', '--name', 'batch job', '--grant-type', 'client_credentials'])
+    expect(added.code, added.stderr).toBe(0)
+    const clientId = /client_id: (\S+)/.exec(added.stdout)![1]!
+    const secret = /client_secret: (\S+)/.exec(added.stdout)![1]!
+    const token = async (): Promise<number> =>
+      (
+        await fetch(`${origin}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+          body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${origin}/mcp` }),
+        })
+      ).status
+    expect(await token()).toBe(200)
+    const listed = await asAdmin(['clients', 'list'])
+    expect(listed.stdout).toContain(clientId)
+    expect((await asAdminOn(['clients', 'block'], clientId)).code).toBe(0)
+    expect(await token()).toBe(400)
+    expect((await asAdmin(['clients', 'list', '--blocked'])).stdout).toContain(clientId)
+    expect((await asAdminOn(['clients', 'unblock'], clientId)).code).toBe(0)
+    expect(await token()).toBe(200)
+    const removed = await asAdminOn(['clients', 'remove'], clientId)
+    expect(removed.code, removed.stderr).toBe(0)
+    expect(await token()).toBe(401)
+  }, 60_000)
+
+  it('adds, lists and removes a resource with resources … --server, served at once', async () => {
+    const uri = 'http://127.0.0.1:9/tools/mcp'
+    const added = await asAdmin(['resources', 'add', uri, '--scopes', 'mcp tools:write', '--name', 'Tools'])
+    expect(added.code, added.stderr).toBe(0)
+    expect((await asAdmin(['resources', 'list'])).stdout).toContain(uri)
+    // the running server issues tokens for it at once (a scope name no resource offered at the
+    // start is registrable from the next start: docs/deployment.md)
+    const machine = await asAdmin(['clients', 'add', '--name', 'tools job', '--grant-type', 'client_credentials', '--scope', 'mcp'])
+    expect(machine.code, machine.stderr).toBe(0)
+    const [clientId, secret] = [/client_id: (\S+)/.exec(machine.stdout)![1]!, /client_secret: (\S+)/.exec(machine.stdout)![1]!]
+    const token = async (): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const response = await fetch(`${origin}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'client_credentials', resource: uri, scope: 'mcp' }),
+      })
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+    }
+    const issued = await token()
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200)
+    expect(issued.body['scope']).toBe('mcp')
+    const removed = await asAdmin(['resources', 'remove', uri])
+    expect(removed.code, removed.stderr).toBe(0)
+    expect((await asAdmin(['resources', 'list'])).stdout).not.toContain(uri)
+    expect((await token()).body['error']).toBe('invalid_target')
   }, 60_000)
 })
