@@ -240,7 +240,10 @@ async function demoAccount(
 ): Promise<{ demoPassword?: string; demo: MainJob['demo']; demoPasswordChange?: MainJob['demoPasswordChange'] }> {
   const existing = await as.accounts.findByUsername(m.demoUsername)
   // a chosen password for an account that exists: a single process sets it (the operator's
-  // environment says so); in a shared store one node's environment must not reset it for all
+  // environment says so); in a shared store one node's environment must not reset it for all;
+  // and never an administrator's (the admin rules refuse making `demo` one: this holds even for a
+  // store written by hand)
+  if (existing?.role === 'admin' && options.demoPassword) return { demo: 'existing', demoPasswordChange: 'not-applied' }
   const chosen = existing !== undefined && options.demoPassword ? options.demoPassword : undefined
   if (options.demo === false) return { demo: existing === undefined ? 'none' : 'existing' }
   if (chosen !== undefined && shared) return { demo: 'existing', demoPasswordChange: 'not-applied' }

@@ -50,4 +50,19 @@ describe('createMainJob', () => {
     cleanups.push(() => again.close())
     expect(again.demoPassword).toBeUndefined()
   })
+
+  it('never applies MCP_AUTH_DEMO_PASSWORD to an administrator, even one named demo in a store written by hand', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-main-job-'))
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }))
+    const origin = `http://localhost:${await freePort()}`
+    const first = await createMainJob({ origin, dataDir, demoPassword: 'the first demo password' })
+    // what no surface of ours allows (the admin rules refuse it): written straight to the store
+    await first.as.accounts.setRole('demo', 'admin')
+    await first.close()
+    const again = await createMainJob({ origin, dataDir, demoPassword: 'a password from the environment' })
+    cleanups.push(() => again.close())
+    expect(again.demoPasswordChange).toBe('not-applied')
+    expect(await again.as.accounts.authenticate('demo', 'a password from the environment')).toBeUndefined()
+    expect(await again.as.accounts.authenticate('demo', 'the first demo password')).toMatchObject({ username: 'demo', role: 'admin' })
+  })
 })

@@ -135,8 +135,9 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         ...(redis === undefined
           ? [
               `  - Protect another MCP server with this authorization server: start with --resource <its /mcp URL>,`,
-              `    or stop, mcp-auth resources add <its /mcp URL> --scopes "..." --data-dir ${dataDir}, and start again`,
-              `  - Add accounts: stop the server, then mcp-auth users add <name> [--scopes "mcp mcp:admin"] --data-dir ${dataDir}`,
+              `    or, as an administrator while it runs, mcp-auth resources add <its /mcp URL> --scopes "..." --server ${origin}`,
+              `  - Add accounts while it runs (as an administrator): mcp-auth users add <name> [--scopes "mcp mcp:admin"] --server ${origin}`,
+              `    (the console: ${origin}/admin; with the server stopped: --data-dir ${dataDir})`,
               `    (a new account may have ${m.requiredScopes.join(' ')}; ${m.demoUsername} may have ${m.demoScopes.join(' ')})`,
             ]
           : [
