@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider'
-import { injectRequest, type InjectedResponse } from './inject-request.js'
+import { inject } from 'light-my-request'
 
 /** Tokens the console holds for one signed-in person (sealed in their cookie). */
 export interface ConsoleTokenSet {
@@ -15,9 +15,11 @@ export class ConsoleTokenError extends Error {
 }
 
 /**
- * The console's token requests, made in-process into oidc-provider's own handler (see
- * injectRequest): the whole token pipeline runs, without a network round trip to the server's
- * public origin.
+ * The console's token requests, made in-process into oidc-provider's own handler with
+ * light-my-request (fastify's request injection: a request built in memory, no socket): the whole
+ * token pipeline runs (client authentication, PKCE, resource indicators, token policy), without a
+ * network round trip to the server's public origin, which a node behind a load balancer, a NAT or
+ * a TLS front may not reach.
  */
 export class ConsoleTokens {
   readonly #provider: Provider
@@ -45,9 +47,9 @@ export class ConsoleTokens {
     await this.#post('revocation', { token: refreshToken, token_type_hint: 'refresh_token' })
   }
 
-  #post(endpoint: 'token' | 'revocation', params: Record<string, string>): Promise<InjectedResponse> {
-    const body = new URLSearchParams({ ...params, client_id: this.#client.id, client_secret: this.#client.secret }).toString()
-    return injectRequest(this.#provider.callback(), {
+  async #post(endpoint: 'token' | 'revocation', params: Record<string, string>): Promise<{ status: number; body: string }> {
+    const payload = new URLSearchParams({ ...params, client_id: this.#client.id, client_secret: this.#client.secret }).toString()
+    const answer = await inject(this.#provider.callback(), {
       method: 'POST',
       url: this.#provider.pathFor(endpoint),
       headers: {
@@ -56,8 +58,9 @@ export class ConsoleTokens {
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
       },
-      body,
+      payload,
     })
+    return { status: answer.statusCode, body: answer.payload }
   }
 
   async #request(params: Record<string, string>): Promise<ConsoleTokenSet> {
