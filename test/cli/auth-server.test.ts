@@ -86,7 +86,7 @@ describe('mcp-auth users / clients', () => {
     expect(await storeText(dir)).not.toContain(secret)
     const bad = await runCli(['clients', 'add', '--name', 'Bad', '--redirect-uri', 'http://evil.example/cb', '--data-dir', dir])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toContain('invalid_redirect_uri')
+    expect(bad.stderr).toContain('invalid client metadata: http://evil.example/cb must use https, or http on a loopback host')
     const { url } = await startServer(dir, await freePort())
     const server = (await oidc.discovery(new URL(url), clientId, undefined, undefined, insecure)).serverMetadata()
     const config = new oidc.Configuration(server, clientId, {}, oidc.ClientSecretBasic(secret))

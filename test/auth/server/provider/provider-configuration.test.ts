@@ -1,6 +1,8 @@
 // Issue 29 (item 2): providerConfiguration is split into named pieces with no change. This test was
 // written before the split, and its snapshot recorded from the one-function version: the plain
 // data of the assembled configuration (every key and value; functions by presence) stays the same.
+// Issue 32 added one login check on purpose (`sessions_ended`: a password change ends the
+// account's other sessions), recorded in both snapshots.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { OidcAdapter } from '../../../../src/storage/types.js'
