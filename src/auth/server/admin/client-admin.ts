@@ -135,7 +135,8 @@ export class ClientAdmin {
    * first visit. Blocking a blocked client changes nothing.
    */
   async block(clientId: string): Promise<{ client: ClientSummary; grantsEnded: number }> {
-    if (BUILT_IN.has(clientId)) throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be blocked (an administrator who should not sign in loses the role instead)`)
+    if (BUILT_IN.has(clientId))
+      throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be blocked (an administrator who should not sign in loses the role instead)`)
     if (!isMetadataDocumentId(clientId)) await this.get(clientId)
     await this.#blocked.block(clientId)
     const grantsEnded = await this.#grants.revokeAll({ clientId })
