@@ -77,12 +77,8 @@ ${serverUsageTail(21, 'storage is unreachable')}
     const endpoint = redis === undefined ? storeStatusEndpoint(options.dataDir ?? defaults.storage.dataDir, as.storage) : undefined
     const server = createCliServer(as.app.callback(), { health: () => as.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) })
     await listenOrExplain(server, actualPort, host, () => as.close())
-    await endpoint?.publish(listeningUrl(reachableHost(host), actualPort))
-    process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
-    // after the line scripts wait for: how to make the first administrator, while there is none
-    const dataDir = options.dataDir ?? defaults.storage.dataDir
-    await printFirstAdministratorNotice(as, 'auth-server', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
-    await closeOnSignal(
+    // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
+    const closing = closeOnSignal(
       [server],
       async () => {
         await endpoint?.withdraw()
@@ -90,5 +86,11 @@ ${serverUsageTail(21, 'storage is unreachable')}
       },
       drain,
     )
+    await endpoint?.publish(listeningUrl(reachableHost(host), actualPort))
+    process.stdout.write(`listening on ${url}\nissuer ${as.issuer}\n`)
+    // after the line scripts wait for: how to make the first administrator, while there is none
+    const dataDir = options.dataDir ?? defaults.storage.dataDir
+    await printFirstAdministratorNotice(as, 'auth-server', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
+    await closing
   },
 }

@@ -184,6 +184,15 @@ More: docs/gateway.md.
     const endpoint = redis === undefined && job.as !== undefined ? storeStatusEndpoint(dataDir, job.as.storage) : undefined
     const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
     const servers = await listenServers(job.handler, health, actualPort, host, () => job.close(), 'choose another with --port N')
+    // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
+    const closing = closeOnSignal(
+      servers,
+      async () => {
+        await endpoint?.withdraw()
+        await job.close()
+      },
+      { delayMs: drainDelayMs(values) },
+    )
     await Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())).catch((error: Error) =>
       process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`),
     )
@@ -206,18 +215,11 @@ More: docs/gateway.md.
             ])),
         `  Authorization       ${job.issuer}${job.as === undefined ? '   (another server: --auth-server)' : ''}`,
         ...(fileServers === undefined ? [`  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`] : []),
-        ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --data-dir ${dataDir}${redis === undefined ? ' (stop the gateway first)' : ''}`]),
+        ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --server ${origin} (as an administrator; the console: ${origin}/admin; with the gateway stopped: --data-dir ${dataDir})`]),
         '',
       ].join('\n'),
     )
-    await closeOnSignal(
-      servers,
-      async () => {
-        await endpoint?.withdraw()
-        await job.close()
-      },
-      { delayMs: drainDelayMs(values) },
-    )
+    await closing
   },
 }
 

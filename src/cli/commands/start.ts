@@ -112,6 +112,15 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
     const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
     const servers = await listenServers(mcp.handler, health, actualPort, host, () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
+    // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
+    const closing = closeOnSignal(
+      servers,
+      async () => {
+        await endpoint?.withdraw()
+        await job.close()
+      },
+      drain,
+    )
 
     // The JWKS is served by this very process: fetch it once it listens, before announcing it.
     await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
@@ -149,14 +158,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await closeOnSignal(
-      servers,
-      async () => {
-        await endpoint?.withdraw()
-        await job.close()
-      },
-      drain,
-    )
+    await closing
   },
 }
 
