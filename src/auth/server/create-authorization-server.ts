@@ -325,19 +325,23 @@ async function assemble(
     return ended
   }
   const ownIds = builtInResourceIds(options.issuer)
-  const adminAuthority = new AdminAuthority({
-    bearer: new BearerAuth({
+  // the server's own resources check their tokens as any resource does: our keys, the audience,
+  // the scope, the grant's revocation, DPoP when bound (proofs remembered in Redis on several nodes)
+  const ownResourceBearer = (resource: string, scope: string): BearerAuth =>
+    new BearerAuth({
       verifier: createJwtVerifier({
         issuer: provider.issuer,
-        audience: ownIds.admin,
+        audience: resource,
         jwks: { keys: jwks.keys.map(publicJwk) },
         algorithms: [options.accessTokenAlg],
         checkRevocation: revocationCheck,
       }),
-      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(ownIds.admin).pathname}`,
-      requiredScopes: [defaults.authServer.admin.scope],
+      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(resource).pathname}`,
+      requiredScopes: [scope],
       dpop: connection === undefined ? {} : { replayCache: new RedisDpopReplayCache(connection) },
-    }),
+    })
+  const adminAuthority = new AdminAuthority({
+    bearer: ownResourceBearer(ownIds.admin, defaults.authServer.admin.scope),
     accounts,
     loginAge: options.admin,
     // a blocked client's client_credentials tokens are refused here at once (it gets no new one either)
@@ -368,17 +372,7 @@ async function assemble(
     administration: admin,
     accounts,
     authority: adminAuthority,
-    accountBearer: new BearerAuth({
-      verifier: createJwtVerifier({
-        issuer: provider.issuer,
-        audience: ownIds.account,
-        jwks: { keys: jwks.keys.map(publicJwk) },
-        algorithms: [options.accessTokenAlg],
-        checkRevocation: revocationCheck,
-      }),
-      resourceMetadataUrl: `${options.issuer.origin}/.well-known/oauth-protected-resource${new URL(ownIds.account).pathname}`,
-      requiredScopes: [defaults.authServer.admin.accountScope],
-    }),
+    accountBearer: ownResourceBearer(ownIds.account, defaults.authServer.admin.accountScope),
     resources,
     configuredResources,
     passwordLinks,
