@@ -4,8 +4,9 @@ import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { CLIENT_USAGE } from '../client-auth.js'
 import { UsageError, type Command } from '../command.js'
 import { terminalSafe } from '../terminal-safe.js'
+import { grantView } from '../../auth/server/admin-api/grant-view.js'
 
-/** A grant as both modes print it (the admin API's view; the local summary made into it). */
+/** A grant as both modes print it: the admin API's view (grantView), from the API or from the local summary. */
 interface GrantLine {
   grant_id: string
   account_id: string
@@ -69,17 +70,7 @@ ${CLIENT_USAGE}`,
     return withAdminServer(values, async (as) => {
       if (action === 'list') {
         for (const grant of await as.grants.list(filter)) {
-          process.stdout.write(
-            grantLine({
-              grant_id: grant.grantId,
-              account_id: grant.accountId,
-              ...(grant.username !== undefined ? { username: grant.username } : {}),
-              client_id: grant.clientId,
-              ...(grant.clientName !== undefined ? { client_name: grant.clientName } : {}),
-              resources: grant.resources,
-              ...(grant.createdAt !== undefined ? { created_at: new Date(grant.createdAt * 1000).toISOString() } : {}),
-            }),
-          )
+          process.stdout.write(grantLine(grantView(grant)))
         }
         return 0
       }

@@ -1,12 +1,12 @@
 import { defaults } from '../../../config/defaults.js'
 import type { AdminRequest } from './admin-context.js'
-import { grantView } from './grant-view.js'
+import { grantView, type GrantView } from './grant-view.js'
 import { collectPage, type ListPage } from './list-page.js'
 
 const a = defaults.authServer.admin
 
 /** A page of live grants (all, of an account, of a client), read through the consents' indexes (GrantAdmin.scan). */
-export function grantPage(request: AdminRequest, filter: { username?: string; clientId?: string }): Promise<ListPage<Record<string, unknown>>> {
+export function grantPage(request: AdminRequest, filter: { username?: string; clientId?: string }): Promise<ListPage<GrantView>> {
   const { limit, cursor } = request.query as { limit?: number; cursor?: string }
   const grants = request.services.administration.grants
   return collectPage({
