@@ -7,9 +7,10 @@ import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { parseScopes } from '../scope-list.js'
-import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
+import { freePort } from '../serve.js'
+import { serveJob } from '../serve-job.js'
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
-import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
+import { storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
 const g = defaults.gateway
@@ -182,22 +183,17 @@ More: docs/gateway.md.
       else await removeRedisStoreMarker(dataDir)
     }
     const endpoint = redis === undefined && job.as !== undefined ? storeStatusEndpoint(dataDir, job.as.storage) : undefined
-    const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
-    const servers = await listenServers(job.handler, health, actualPort, host, () => job.close(), 'choose another with --port N')
-    // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
-    const closing = closeOnSignal(
-      servers,
-      async () => {
-        await endpoint?.withdraw()
-        await job.close()
-      },
-      { delayMs: drainDelayMs(values) },
-    )
-    await Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())).catch((error: Error) =>
-      process.stderr.write(`mcp-auth gateway: could not preload the signing keys: ${error.message}\n`),
-    )
-    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
-    process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
+    const { closed } = await serveJob(job, {
+      command: 'gateway',
+      port: actualPort,
+      host,
+      how: 'choose another with --port N',
+      endpoint,
+      drain: { delayMs: drainDelayMs(values) },
+      warm: () => Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())),
+      origin,
+      behindProxy: issuer !== undefined,
+    })
     // after the line scripts wait for: how to make the first administrator, while there is none
     if (job.as !== undefined) await printFirstAdministratorNotice(job.as, 'gateway', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
     process.stdout.write(
@@ -215,11 +211,13 @@ More: docs/gateway.md.
             ])),
         `  Authorization       ${job.issuer}${job.as === undefined ? '   (another server: --auth-server)' : ''}`,
         ...(fileServers === undefined ? [`  Resource metadata   ${origin}/.well-known/oauth-protected-resource/mcp`] : []),
-        ...(job.as === undefined ? [] : ['', `Accounts: mcp-auth users add <name> --server ${origin} (as an administrator; the console: ${origin}/admin; with the gateway stopped: --data-dir ${dataDir})`]),
+        ...(job.as === undefined
+          ? []
+          : ['', `Accounts: mcp-auth users add <name> --server ${origin} (as an administrator; the console: ${origin}/admin; with the gateway stopped: --data-dir ${dataDir})`]),
         '',
       ].join('\n'),
     )
-    await closing
+    await closed
   },
 }
 

@@ -5,10 +5,11 @@ import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
-import { closeOnSignal, freePort, listeningUrl, listenServers } from '../serve.js'
+import { freePort } from '../serve.js'
+import { serveJob } from '../serve-job.js'
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
-import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
+import { storeStatusEndpoint } from '../store-status-endpoint.js'
 
 const m = defaults.mainJob
 
@@ -110,24 +111,20 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         : `--redis ${redactedRedisUrl(redis.url)}${redis.prefix === undefined ? '' : ` --redis-prefix ${redis.prefix}`} --data-dir ${dataDir}`
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
-    const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
-    const servers = await listenServers(mcp.handler, health, actualPort, host, () => job.close(), 'choose another with --port N (npm start -- --port N) or PORT=N')
-    // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
-    const closing = closeOnSignal(
-      servers,
-      async () => {
-        await endpoint?.withdraw()
-        await job.close()
+    const { closed } = await serveJob(
+      { handler: mcp.handler, health: () => job.health(), close: () => job.close() },
+      {
+        command: 'start',
+        port: actualPort,
+        host,
+        how: 'choose another with --port N (npm start -- --port N) or PORT=N',
+        endpoint,
+        drain,
+        warm: () => mcp.warm(),
+        origin,
+        behindProxy: issuer !== undefined,
       },
-      drain,
     )
-
-    // The JWKS is served by this very process: fetch it once it listens, before announcing it.
-    await mcp.warm().catch((error: Error) => process.stderr.write(`mcp-auth start: could not preload the signing keys: ${error.message}\n`))
-    // before the line scripts wait for: a `mcp-auth status` right after it finds this server
-    await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), actualPort))
-    // scripts and tests wait for this line; behind a proxy it names this node, then the public origin
-    process.stdout.write(issuer === undefined ? `listening on ${origin}\n` : `listening on ${listeningUrl(host ?? '127.0.0.1', actualPort)}\npublic origin ${origin}\n`)
     // after the line scripts wait for: how to make the first administrator, while there is none
     await printFirstAdministratorNotice(as, 'start', store)
     process.stdout.write(
@@ -158,7 +155,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         '',
       ].join('\n'),
     )
-    await closing
+    await closed
   },
 }
 
