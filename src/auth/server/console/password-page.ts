@@ -1,4 +1,5 @@
 import type { Context } from 'koa'
+import { passwordRefusal } from '../stores/account-store.js'
 import type { ConsoleDeps } from './console-deps.js'
 import { csrfToken, FormRefused, readConsoleForm } from './console-forms.js'
 import { h, notice, sendPage } from './console-view.js'
@@ -25,7 +26,9 @@ export async function servePasswordPage(ctx: Context, deps: ConsoleDeps, token: 
   }
   const password = body.get('password') ?? ''
   if (password !== body.get('confirm')) return form(ctx, deps, account.username, action, csrf, 'The password and its confirmation differ.')
-  if (password.length < 8 || password.length > 1024) return form(ctx, deps, account.username, action, csrf, 'Passwords need 8 to 1024 characters.')
+  // asked before the link is used: a refused password does not spend it
+  const refused = passwordRefusal(password)
+  if (refused !== undefined) return form(ctx, deps, account.username, action, csrf, `The password was refused: ${refused}.`)
   // claimed before the write: of two submissions (two nodes) exactly one sets the password
   const used = await deps.passwordLinks.use(token)
   if (used === undefined || used.accountId !== account.id) return gone(ctx, deps)

@@ -282,8 +282,15 @@ function checkUsername(username: string): void {
 }
 
 function checkPassword(password: string): void {
-  if (password.length < 8) throw new InvalidAccountError('passwords need at least 8 characters')
-  if (password.length > 1024) throw new InvalidAccountError('passwords are at most 1024 characters')
+  const refused = passwordRefusal(password)
+  if (refused !== undefined) throw new InvalidAccountError(refused)
+}
+
+/** Why the store would refuse `password` (its length rule), or undefined: for a form to ask before it spends anything. */
+export function passwordRefusal(password: string): string | undefined {
+  if (password.length < 8) return 'passwords need at least 8 characters'
+  if (password.length > 1024) return 'passwords are at most 1024 characters'
+  return undefined
 }
 
 /** No account has the username given. */
