@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe("docs/administration.md's commands", () => {
   const piped = /^printf '%s\\n' "\$ROOT_PASSWORD" \| mcp-auth (.+)$/m.exec(page)
-  const viaApi = commandLines(page).filter((line) => line.words.includes('--server'))
+  const viaApi = commandLines(page).filter((line) => line.words.some((word) => word === DOC_ORIGIN || word.startsWith(`${DOC_ORIGIN}/`)))
 
   it('make the first administrator on the data directory, then the server starts', async () => {
     expect(piped).not.toBeNull()
@@ -57,15 +57,19 @@ describe("docs/administration.md's commands", () => {
   }, 60_000)
 
   it('run through the admin API of the running server (--server), each as written', async () => {
-    expect(viaApi.length).toBeGreaterThanOrEqual(8)
+    expect(viaApi.length).toBeGreaterThanOrEqual(12)
     for (const line of viaApi) {
-      const words = line.words.map((word) => (word === DOC_ORIGIN ? origin : word))
+      const words = line.words.map((word) => (word.startsWith(DOC_ORIGIN) ? `${origin}${word.slice(DOC_ORIGIN.length)}` : word))
       const run = await runCliLoggingIn([...words, '--no-browser', '--store', join(dir, 'tokens.json')], root)
       expect(run.code, `line ${line.at}: mcp-auth ${line.words.join(' ')}\n${run.stderr}`).toBe(0)
     }
-    // what they did: alice exists, disabled (the last line), an ordinary account again
+    // what they did: alice exists, disabled, an ordinary account again; the robot is registered;
+    // and the logout forgot the administrator's tokens (the next command logs in again)
     const listed = await runCliLoggingIn(['users', 'list', '--server', origin, '--no-browser', '--store', join(dir, 'tokens.json')], root)
+    expect(listed.logins).toHaveLength(1)
     expect(listed.stdout).toMatch(/^alice\t\S+\tmcp\tdisabled$/m)
+    const clients = await runCliLoggingIn(['clients', 'list', '--server', origin, '--no-browser', '--store', join(dir, 'tokens.json')], root)
+    expect(clients.stdout).toContain('robot')
   }, 120_000)
 
   it('run the curl lines with an administrator’s token', async () => {
