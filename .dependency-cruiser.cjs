@@ -114,7 +114,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot: [
-          room('redis', 'storage', 'sessions', 'config', 'jsonrpc'),
+          room('redis', 'storage', 'sessions', 'config', 'jsonrpc', 'observe'),
           '^src/auth/server/middleware/rate-limiter\\.ts$',
           '^src/auth/resource/dpop-replay-cache\\.ts$',
         ],
@@ -153,8 +153,19 @@ module.exports = {
       from: { path: room('gateway') },
       to: {
         path: '^src/',
-        pathNot: [room('gateway', 'session-host', 'sessions', 'protocol', 'schema', 'jsonrpc', 'config', 'net', 'auth-info', 'collections'), '^src/transports/(stdio|streamable-http/client|sse-legacy/client|http-client|http)/'],
+        pathNot: [room('gateway', 'session-host', 'sessions', 'protocol', 'schema', 'jsonrpc', 'config', 'net', 'auth-info', 'collections', 'observe'), '^src/transports/(stdio|streamable-http/client|sse-legacy/client|http-client|http)/'],
       },
+    },
+    {
+      name: 'observe-is-a-base',
+      comment:
+        'observe/ is what every part reports through (the log, the audit event and trail contract, the ' +
+        'request record, the observer that hands them round): the transports, the server, auth/*, storage, ' +
+        'redis/ and the gateway all import it, so it imports only config and collections. Its file and ' +
+        'Redis trails, its metrics and spans are its own files or live in redis/.',
+      severity: 'error',
+      from: { path: room('observe') },
+      to: { path: '^src/', pathNot: room('observe', 'config', 'collections') },
     },
     {
       name: 'config-is-a-leaf',

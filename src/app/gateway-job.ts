@@ -15,6 +15,7 @@ import type { UpstreamTransportKind } from '../gateway/upstream-transport.js'
 import { outboundFetch } from '../net/outbound-fetch.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import { gatewayServerNameProblem } from './gateway-server-name.js'
+import { Observer } from '../observe/observer.js'
 import { createMainJob, type MainJobOptions, type ProtectedResourceSpec } from './main-job.js'
 import { prefixRouter } from './prefix-router.js'
 import { createProtectedMcpApp, type ProtectedMcpApp } from './protected-mcp-app.js'
@@ -38,7 +39,7 @@ export interface GatewayUpstream {
   transport?: UpstreamTransportKind
 }
 
-export interface GatewayJobOptions extends Pick<MainJobOptions, 'dataDir' | 'redis' | 'trustProxy' | 'dpop' | 'docsUrl' | 'onError'> {
+export interface GatewayJobOptions extends Pick<MainJobOptions, 'dataDir' | 'redis' | 'trustProxy' | 'dpop' | 'docsUrl' | 'onError' | 'observer'> {
   /** The public origin; the gateway's resource is `${origin}/mcp`. */
   origin: string
   /** The stdio program behind the gateway (exactly one of `child`, `upstream` and `servers`). */
@@ -162,6 +163,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         ...(options.dpop !== undefined ? { dpop: options.dpop } : {}),
         ...(options.docsUrl !== undefined ? { docsUrl: options.docsUrl } : {}),
         ...(options.onError !== undefined ? { onError: options.onError } : {}),
+        ...(options.observer !== undefined ? { observer: options.observer } : {}),
         hosts: mounts.map(({ prefix, host, spec }) => ({ prefix, host, resource: spec })),
         demo: false,
       })
@@ -194,6 +196,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
     const jwksUri = metadata.jwks_uri
     if (jwksUri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
     const { host: publicHost, hostname } = new URL(origin)
+    const observer = options.observer ?? Observer.quiet()
     const apps = mounts.map(({ prefix, host, spec }) =>
       createProtectedMcpApp(host, {
         ...(prefix !== '' ? { prefix } : {}),
@@ -208,6 +211,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         resourceName: spec.name,
         requireDpop: options.dpop?.required === true,
         ...(options.trustProxy === true ? { trustProxy: true } : {}),
+        observer,
       }),
     )
     const notFound: RequestListener = (_req, res) => {
@@ -220,13 +224,14 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
       host: mounts[0]!.host,
       mcp: apps[0]!,
       ...serverJobs(apps),
-      handler:
+      handler: observer.observeRequests(
         options.servers === undefined
           ? apps[0]!.handler
           : prefixRouter(
               mounts.map((mount, i) => ({ prefix: mount.prefix, handler: apps[i]!.handler })),
               notFound,
             ),
+      ),
       health: async () => true,
       async close() {
         await Promise.all(apps.map((app) => app.close()))

@@ -9,6 +9,7 @@ import type { McpServer } from '../server/mcp-server.js'
 import type { SessionHost } from '../session-host/session-host.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../redis/connection.js'
+import { Observer } from '../observe/observer.js'
 import { homePageMiddleware } from './home-page-middleware.js'
 import { prefixRouter } from './prefix-router.js'
 import { type ProtectedResourceSpec, protectedResourceInput } from './protected-resource-input.js'
@@ -64,6 +65,11 @@ export interface MainJobOptions {
   dpop?: { required?: boolean; nonces?: boolean }
   /** Where the home page at `/` sends a reader for the documentation (default: it names the package's README and docs/). */
   docsUrl?: string
+  /**
+   * Where the job reports: its log (access lines, refusals, errors), its audit trail, metrics and
+   * spans. Default: a quiet one (nothing logged); the CLI passes one that logs to stderr.
+   */
+  observer?: Observer
 }
 
 /** One of several session hosts a main job serves, under its own path prefix. */
@@ -138,8 +144,10 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   const demoResource = served[0]!
   const demoIdentifiers = new Set(served.flatMap((resource) => [resource.uri, ...(resource.aliases ?? [])]))
   const extra: ResourceInput[] = [...(config.resources ?? []), ...(options.resources ?? []).map((uri) => ({ uri }))]
+  const observer = options.observer ?? Observer.quiet()
   const as = await createAuthorizationServer({
     ...config,
+    observer,
     issuer: origin,
     dataDir,
     ...(redis !== undefined ? { redis } : {}),
@@ -170,6 +178,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
       allowedHosts: isLoopbackHost(hostname) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, publicHost],
       ...(shared ?? {}),
       origin,
+      observer,
       issuer: as.issuer,
       scopesSupported: [...mount.resource.scopes],
       requiredScopes: [...mount.resource.requiredScopes],
@@ -205,13 +214,15 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     as,
     mcp,
     mcps,
-    handler:
+    // every request observed (its id, then the access line, metrics and span the observer was given)
+    handler: observer.observeRequests(
       mounts.length === 1 && mounts[0]!.prefix === ''
         ? mcp.handler
         : prefixRouter(
             mounts.map((mount, i) => ({ prefix: mount.prefix, handler: mcps[i]!.handler })),
             mcp.handler,
           ),
+    ),
     ...(demoPassword !== undefined ? { demoPassword } : {}),
     demo,
     ...(demoPasswordChange !== undefined ? { demoPasswordChange } : {}),

@@ -1,3 +1,4 @@
+import type { Observer } from '../observe/observer.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { BearerAuth, type DpopOptions } from '../auth/resource/bearer-auth.js'
 import { createJwtVerifier } from '../auth/resource/jwt-verifier.js'
@@ -29,6 +30,8 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   dpop?: DpopOptions | false
   /** Accept DPoP-bound tokens only (a Bearer token is refused); shorthand for `dpop: { required: true }`. */
   requireDpop?: boolean
+  /** Where the app reports (its log, audit events, metrics, spans); default: nothing reported. */
+  observer?: Observer
 }
 
 const ROOT_METADATA_PATH = '/.well-known/oauth-protected-resource'
@@ -110,6 +113,7 @@ export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcp
     resourceName: _n,
     dpop: _d,
     requireDpop: _rd,
+    observer: _o,
     ...httpOptions
   } = options
   const app = createMcpHttpApp(server, {

@@ -851,6 +851,53 @@ export const defaults = {
     /** Longest description of a resource or of one scope (characters): a line on the consent page. */
     maxDescriptionLength: 300,
   },
+  observe: {
+    /**
+     * Lowest level the server logs: `info` writes one access line per request, sign-ins, tokens
+     * issued and refusals; `warn` only what needs a look; `debug` more. `--log-level` or the
+     * variable below sets it.
+     */
+    logLevel: 'info',
+    /** Environment variable naming the log level (trace, debug, info, warn, error, fatal, silent). */
+    logLevelVariable: 'MCP_AUTH_LOG_LEVEL',
+    /**
+     * Field paths pino censors if a caller ever passes them: a second net, since no caller logs a
+     * token, code, secret, password, cookie, assertion or proof in the first place (a test searches
+     * every log line of every flow for them).
+     */
+    redactPaths: [
+      'password',
+      '*.password',
+      'token',
+      '*.token',
+      'access_token',
+      '*.access_token',
+      'refresh_token',
+      '*.refresh_token',
+      'code',
+      '*.code',
+      'client_secret',
+      '*.client_secret',
+      'assertion',
+      '*.assertion',
+      'authorization',
+      '*.authorization',
+      'cookie',
+      '*.cookie',
+      'dpop',
+      '*.dpop',
+    ],
+    // ---- the audit trail: where events are kept and for how long ----
+    audit: {},
+    // ---- the audit events: what is recorded by default ----
+    events: {},
+    // ---- Prometheus metrics ----
+    metrics: {},
+    // ---- OpenTelemetry spans ----
+    tracing: {},
+    // ---- fair limits per principal on MCP calls ----
+    limits: {},
+  },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */
     host: '127.0.0.1',

@@ -1,4 +1,5 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
+import { Observer } from '../../observe/observer.js'
 import './provider/unsupported-runtime-warning.js'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
@@ -144,6 +145,8 @@ export interface AuthorizationServer {
   health(): Promise<boolean>
   /** Stops timers and listeners, flushes storage and closes the Redis connection (what the server opened itself). */
   close(): Promise<void>
+  /** Where it reports (the one given, or a quiet one): its log, audit trail, metrics and spans. */
+  readonly observer: Observer
 }
 
 /**
@@ -164,6 +167,7 @@ export interface AuthorizationServer {
  */
 export async function createAuthorizationServer(input: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
   const options = resolveOptions(input)
+  const observer = input.observer ?? Observer.quiet()
   await ensurePrivateDir(options.dataDir)
   const opened = await openStorage(options)
   // What close() ends, in reverse order of start; a start that fails ends what it started.
@@ -173,7 +177,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   }
   try {
     const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
-    return { ...server, health: () => opened.health(), close }
+    return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
     throw error
@@ -185,7 +189,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
-): Promise<Omit<AuthorizationServer, 'health' | 'close'>> {
+): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
     loadServerSecrets(options.dataDir, opened),

@@ -1,3 +1,4 @@
+import type { Observer } from '../../observe/observer.js'
 import { isIP } from 'node:net'
 import type { ChildDirectory } from './admin/child-directory.js'
 import { z } from 'zod'
@@ -230,6 +231,8 @@ export interface AuthorizationServerOptions extends Omit<AuthorizationServerConf
   fetch?: (url: string, init: RequestInit) => Promise<Response>
   /** The gateway's children in this process, for the admin API's `/children` (the gateway job passes them). */
   children?: ChildDirectory
+  /** Where the server reports: its log, its audit trail, metrics and spans (default: nothing reported). */
+  observer?: Observer
 }
 
 export type UpstreamOptions = NonNullable<z.output<typeof authorizationServerOptionsSchema>['upstream']>
