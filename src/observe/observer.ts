@@ -108,6 +108,8 @@ export class Observer {
       if (observers.length > 0) {
         for (const observer of observers) observer.start?.(record, req)
         let done = false
+        const socket = req.socket
+        const before = socket.bytesWritten
         const end = (): void => {
           if (done) return
           done = true
@@ -116,7 +118,7 @@ export class Observer {
             req,
             status: res.headersSent ? res.statusCode : 0,
             durationMs: Number(process.hrtime.bigint() - record.startedAt) / 1e6,
-            bytes: bytesWritten(res),
+            bytes: bytesWritten(res, socket.bytesWritten - before),
             aborted: !res.writableFinished,
           }
           for (const observer of observers) observer.finish(finished)
@@ -129,10 +131,13 @@ export class Observer {
   }
 }
 
-/** Body bytes sent: the content-length when given, else what the socket wrote for this answer. */
-function bytesWritten(res: ServerResponse): number {
+/**
+ * Body bytes sent: the content-length when given, else what the socket wrote while this answer
+ * was served (a chunked or SSE answer; its headers and chunk framing included).
+ */
+function bytesWritten(res: ServerResponse, written: number): number {
   const length = res.getHeader('content-length')
   if (typeof length === 'number') return length
   if (typeof length === 'string') return Number(length) || 0
-  return 0
+  return Math.max(0, written)
 }
