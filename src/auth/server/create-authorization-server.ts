@@ -1,5 +1,7 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
 import { Observer } from '../../observe/observer.js'
+import type { AuditTrail } from '../../observe/audit-event.js'
+import { FileAuditTrail } from '../../observe/file-audit-trail.js'
 import './provider/unsupported-runtime-warning.js'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
@@ -176,12 +178,24 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
+    // the audit trail beside the store: a file in the data directory, or the deployment's stream
+    if (observer.trail === undefined) {
+      const trail = await openAuditTrail(opened, options.dataDir, observer.log)
+      observer.attachTrail(trail)
+      closers.push(() => trail.close())
+    }
     const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
     throw error
   }
+}
+
+async function openAuditTrail(opened: OpenedStorage, dataDir: string, log: Observer['log']): Promise<AuditTrail> {
+  if (opened.connection === undefined) return new FileAuditTrail({ dataDir, log })
+  const { RedisAuditTrail } = await import('../../redis/redis-audit-trail.js')
+  return new RedisAuditTrail(opened.connection, { log })
 }
 
 async function assemble(
