@@ -184,7 +184,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       observer.attachTrail(trail)
       closers.push(() => trail.close())
     }
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer)
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -203,6 +203,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
+  observer: Observer,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -379,6 +380,7 @@ async function assemble(
     nodes,
     keys: keyAdmin,
     storageState: () => storageState(storage, connection),
+    auditTrail: () => observer.trail,
   }
   const adminApiMiddleware = adminApi({ path: `${options.mountPath}${defaults.authServer.admin.apiPath}`, url: ownIds.admin, services: adminServices })
   const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
