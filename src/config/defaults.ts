@@ -951,6 +951,13 @@ export const defaults = {
       redisMaxScan: 50_000,
       /** Redis: how long (ms) `--follow` blocks in one XREAD before it looks at its signal again. */
       redisFollowBlockMs: 1000,
+      /**
+       * How often (ms) `mcp-auth audit --follow --server URL` asks the admin API for newer events:
+       * every two seconds is live enough for a person and one small request for the server.
+       */
+      serverFollowPollMs: 2000,
+      /** Events `mcp-auth audit --follow` prints before the new ones when no `--limit` is given (as `tail -f`). */
+      followBacklog: 10,
     },
     // ---- the audit events: what is recorded by default ----
     events: {},
