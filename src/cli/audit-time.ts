@@ -1,20 +1,9 @@
+import { auditTime } from '../observe/audit-time.js'
 import { UsageError } from './command.js'
 
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
-
-/**
- * A time of `mcp-auth audit --since/--until`: a duration back from now (`30s`, `15m`, `1h`, `2d`,
- * `1w`) or an ISO 8601 date or date-time (`2026-11-20`, `2026-11-20T10:00:00Z`); ms since the epoch.
- *
- * @example
- * parseAuditTime('--since', '1h', Date.now()) // an hour ago
- */
+/** A time of `mcp-auth audit --since/--until` (see auditTime), or a usage error naming the forms. */
 export function parseAuditTime(option: string, value: string, now: number): number {
-  const relative = /^([0-9]{1,6})([smhdw])$/.exec(value)
-  if (relative !== null) return now - Number(relative[1]) * UNIT_MS[relative[2]!]!
-  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$/.test(value)) {
-    const at = Date.parse(value)
-    if (Number.isFinite(at)) return at
-  }
-  throw new UsageError(`${option} takes a duration back from now (30m, 1h, 2d, 1w) or an ISO date-time (2026-11-20T10:00:00Z), got ${value}`)
+  const at = auditTime(value, now)
+  if (at === undefined) throw new UsageError(`${option} takes a duration back from now (30m, 1h, 2d, 1w) or an ISO date-time (2026-11-20T10:00:00Z), got ${value}`)
+  return at
 }

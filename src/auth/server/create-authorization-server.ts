@@ -387,6 +387,7 @@ async function assemble(
   const firstAdministrator = new FirstAdministrator({ adapter: (name) => new Adapter(name), accounts, ttlSeconds: defaults.authServer.admin.setupLinkTtlSeconds })
   const consoleMiddleware = consoleRoutes({
     server: { state: () => stateView(adminServices), keys: () => keysView(adminServices) },
+    auditTrail: () => observer.trail,
     issuer: options.issuer,
     mountPath: options.mountPath,
     administration: admin,
