@@ -5,6 +5,7 @@ import type { AuditPage, AuditPageQuery, PagedAuditTrail } from '../observe/audi
 import { auditQueryLimit, auditQueryMatch } from '../observe/audit-query-match.js'
 import { type Log, silentLog } from '../observe/log.js'
 import type { RedisConnection } from './connection.js'
+import { RedisScript } from './script.js'
 
 const settings = defaults.observe.audit
 
@@ -20,14 +21,26 @@ export interface RedisAuditTrailOptions {
 
 type StreamEntry = [id: string, fields: string[]]
 
+/** Appends ARGV[2..] to the stream, each as its field `e`, capped at about ARGV[1] entries. */
+const APPEND_ALL = new RedisScript(`
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'e', ARGV[i])
+end
+return #ARGV - 1`)
+
+/** Events sent in one call at most (a batch larger than this goes in several). */
+const BATCH = 500
+
 /** A stream id, as a cursor: what XREVRANGE reads on from (exclusive). */
 const STREAM_ID = /^[0-9]{1,20}-[0-9]{1,20}$/
 
 /**
  * The audit trail of a deployment: one capped Redis stream, `<prefix>audit`, that every node
  * appends to, so the events of all nodes are in one place, in the order Redis received them. The
- * stored id is the stream id. `append` sends the XADD and returns (auto-pipelined with the
- * request's other commands); a failure drops the event, counted and logged once per outage.
+ * stored id is the stream id. `append` queues the event and returns; the events of one turn of
+ * the event loop go to Redis in one call (a script of one XADD each: one command instead of one
+ * per event, about a tenth of the client's CPU). A failure drops them, counted and logged once
+ * per outage.
  *
  * @example
  * const trail = new RedisAuditTrail(connection)
@@ -41,7 +54,8 @@ export class RedisAuditTrail implements PagedAuditTrail {
   readonly #maxLen: string
   readonly #retentionMs: number
   readonly #followers = new Set<Redis>()
-  #last: Promise<void> = Promise.resolve()
+  #queue: string[] = []
+  #sending: Promise<void> | undefined
   #trimmer: NodeJS.Timeout | undefined
   #lost = 0
   #failing = false
@@ -61,8 +75,8 @@ export class RedisAuditTrail implements PagedAuditTrail {
   }
 
   append(event: StoredAuditEvent): void {
-    if (this.#closed) {
-      this.#lose(1, 'the trail is closed')
+    if (this.#closed || this.#queue.length >= settings.maxQueued) {
+      this.#lose(1, this.#closed ? 'the trail is closed' : 'too many events wait for Redis')
       return
     }
     let json: string
@@ -74,14 +88,8 @@ export class RedisAuditTrail implements PagedAuditTrail {
       this.#lose(1, 'an event could not be written as JSON')
       return
     }
-    this.#last = this.#connection.client.xadd(this.key, 'MAXLEN', '~', this.#maxLen, '*', 'e', json).then(
-      () => {
-        if (!this.#failing) return
-        this.#failing = false
-        this.#log.warn({ lost: this.#lost }, 'audit trail: writing to Redis again')
-      },
-      (error: Error) => this.#lose(1, `Redis: ${error.message}`),
-    )
+    this.#queue.push(json)
+    this.#sending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#send())
     if (this.#trimmer === undefined && this.#retentionMs > 0) {
       this.#trimmer = setInterval(() => void this.trimOld().catch(() => undefined), settings.retentionCheckMs)
       this.#trimmer.unref()
@@ -94,8 +102,26 @@ export class RedisAuditTrail implements PagedAuditTrail {
   }
 
   async flushed(): Promise<void> {
-    // replies come back in the order the commands went: the last one answered means all did
-    await this.#last
+    while (this.#sending !== undefined) await this.#sending
+  }
+
+  async #send(): Promise<void> {
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, BATCH)
+        try {
+          await APPEND_ALL.run(this.#connection, [this.key], [this.#maxLen, ...batch])
+          if (this.#failing) {
+            this.#failing = false
+            this.#log.warn({ lost: this.#lost }, 'audit trail: writing to Redis again')
+          }
+        } catch (error) {
+          this.#lose(batch.length, `Redis: ${(error as Error).message}`)
+        }
+      }
+    } finally {
+      this.#sending = undefined
+    }
   }
 
   async close(): Promise<void> {
