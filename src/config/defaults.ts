@@ -932,6 +932,12 @@ export const defaults = {
       /** Bytes read at a time when a query reads a file backwards, newest line first. */
       readChunkBytes: 64 * 1024,
       /**
+       * Bytes of the file one query reads at most before it stops and hands a cursor to go on (the
+       * admin API's next page), so a filter that matches nothing never reads the whole trail at
+       * once: 64 MiB, four rotated files, well under a second.
+       */
+      fileMaxScanBytes: 64 * 1024 * 1024,
+      /**
        * Redis: events kept in the deployment's stream (`<prefix>audit`), approximately (`XADD
        * MAXLEN ~`): a million events is a few hundred MiB of Redis memory, months for most
        * deployments. The oldest go first.

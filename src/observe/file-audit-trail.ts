@@ -22,6 +22,7 @@ export interface FileAuditTrailOptions {
   maxFiles?: number
   retentionMs?: number
   followPollMs?: number
+  maxScanBytes?: number
 }
 
 /** A query's page cursor in a file: the file (its inode, stable across rotation) and where to read back from. */
@@ -48,6 +49,7 @@ export class FileAuditTrail implements PagedAuditTrail {
   readonly #maxFiles: number
   readonly #retentionMs: number
   readonly #followPollMs: number
+  readonly #maxScanBytes: number
   #queue: string[] = []
   #writing: Promise<void> | undefined
   #file: { handle: FileHandle; ino: number; size: number } | undefined
@@ -63,6 +65,7 @@ export class FileAuditTrail implements PagedAuditTrail {
     this.#maxFiles = options.maxFiles ?? settings.maxFiles
     this.#retentionMs = options.retentionMs ?? settings.retentionMs
     this.#followPollMs = options.followPollMs ?? settings.followPollMs
+    this.#maxScanBytes = options.maxScanBytes ?? settings.fileMaxScanBytes
   }
 
   /** Events dropped so far (a full queue, a failed write, after close). */
@@ -104,13 +107,17 @@ export class FileAuditTrail implements PagedAuditTrail {
     return (await this.page(query)).items
   }
 
-  /** Matching events newest first, up to the limit, and a cursor when older ones may follow. */
+  /**
+   * Matching events newest first, up to the limit, and a cursor when older ones may follow: after
+   * `limit` events, or after reading `fileMaxScanBytes` (a rare filter answers a short page).
+   */
   async page(query: AuditPageQuery): Promise<AuditPage> {
     const limit = auditQueryLimit(query.limit, settings.queryLimit, settings.maxQueryLimit)
     const match = auditQueryMatch(query)
     const needles = [query.user, query.clientId].filter((value) => value !== undefined).map((value) => JSON.stringify(value).slice(1, -1))
     const cursor = parseCursor(query.cursor)
     const items: StoredAuditEvent[] = []
+    let scanned = 0
     const files = [this.path, ...(await rotatedAuditFiles(this.path)).map(({ path }) => path)]
     let started = cursor === undefined
     for (const path of files) {
@@ -126,6 +133,9 @@ export class FileAuditTrail implements PagedAuditTrail {
         if (query.since !== undefined && info.mtimeMs < query.since) return { items }
         const end = cursor !== undefined && info.ino === cursor.ino ? Math.min(cursor.offset, info.size) : info.size
         for await (const { line, start } of auditFileLinesBackwards(handle, end, settings.readChunkBytes)) {
+          // at least one line per page, so the cursor always moves on
+          if (scanned > 0 && scanned + line.length > this.#maxScanBytes) return { items, nextCursor: `f${info.ino}.${start + Buffer.byteLength(line)}` }
+          scanned += line.length + 1
           // a cheap look before parsing: the user or client must appear in the line as JSON writes it
           if (needles.some((needle) => !line.includes(needle))) continue
           const event = parseEvent(line)

@@ -155,6 +155,19 @@ describe('FileAuditTrail', () => {
       expect(first.items.length + second.items.length + rest.items.length).toBe(30)
     })
 
+    it('stops after reading its share of the file and hands a cursor to go on', async () => {
+      const reader = new FileAuditTrail({ dataDir: dir, maxScanBytes: 1000 })
+      const pages: StoredAuditEvent[][] = []
+      let cursor: string | undefined
+      do {
+        const page = await reader.page({ user: 'alice', ...(cursor !== undefined ? { cursor } : {}) })
+        pages.push(page.items)
+        cursor = page.nextCursor
+      } while (cursor !== undefined && pages.length < 100)
+      expect(pages.length).toBeGreaterThan(2)
+      expect(pages.flat().map((event) => event.type)).toEqual(['sign-in.succeeded', 'sign-in.failed'])
+    })
+
     it('refuses a cursor it did not make', async () => {
       await expect(trail.page({ cursor: '../etc/passwd' })).rejects.toThrow(RangeError)
     })
