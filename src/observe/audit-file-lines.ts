@@ -23,8 +23,7 @@ export async function* auditFileLinesBackwards(file: FileHandle, end: number, ch
     const { bytesRead } = await file.read(chunk, 0, size, position)
     const data = tail.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([chunk.subarray(0, bytesRead), tail])
     let lineEnd = data.length
-    for (let i = data.length - 1; i >= 0; i--) {
-      if (data[i] !== NEWLINE) continue
+    for (let i = data.lastIndexOf(NEWLINE, lineEnd - 1); i >= 0; i = lineEnd > 0 ? data.lastIndexOf(NEWLINE, lineEnd - 1) : -1) {
       if (i + 1 < lineEnd) yield { line: data.toString('utf8', i + 1, lineEnd), start: position + i + 1 }
       lineEnd = i
     }
@@ -47,8 +46,7 @@ export async function readAuditFileLinesFrom(file: FileHandle, from: number, chu
     if (bytesRead === 0) return position
     const data = pending.length === 0 ? chunk.subarray(0, bytesRead) : Buffer.concat([pending, chunk.subarray(0, bytesRead)])
     let lineStart = 0
-    for (let i = 0; i < data.length; i++) {
-      if (data[i] !== NEWLINE) continue
+    for (let i = data.indexOf(NEWLINE); i >= 0; i = data.indexOf(NEWLINE, lineStart)) {
       if (i > lineStart) onLine(data.toString('utf8', lineStart, i))
       lineStart = i + 1
     }
