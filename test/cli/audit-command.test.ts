@@ -161,4 +161,23 @@ describe('mcp-auth audit --server', () => {
     expect(types(run.stdout)).toEqual(['account.created', 'sign-in.failed'])
     expect(run.stdout).toContain('by=root  via=admin-api  user=carol')
   })
+
+  it('follows through the admin API until Ctrl-C, each new event once (the login kept from before)', async () => {
+    const args = ['audit', '--follow', '--type', 'account.', '--server', stack.origin, '--no-browser', '--store', join(dir, 'tokens.json')]
+    const child = spawn(process.execPath, [CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
+    await expect.poll(() => types(stdout), { timeout: 10_000 }).toEqual(['account.created'])
+    stack.as.observer.audit({ type: 'account.disabled', result: 'success', actor: { username: 'root', channel: 'console' }, username: 'carol' })
+    stack.as.observer.audit({ type: 'sign-in.succeeded', result: 'success', username: 'not-followed' })
+    await expect.poll(() => types(stdout), { timeout: 10_000 }).toEqual(['account.created', 'account.disabled'])
+    // another poll goes by: nothing is printed twice
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    child.kill('SIGINT')
+    expect(await exited, stderr).toBe(130)
+    expect(types(stdout)).toEqual(['account.created', 'account.disabled'])
+  })
 })

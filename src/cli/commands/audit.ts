@@ -1,4 +1,5 @@
 import { access } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { defaults } from '../../config/defaults.js'
 import { auditEventOfView, auditEventView, type AuditEventView } from '../../auth/server/admin-api/audit-view.js'
 import type { AuditQuery, AuditTrail, StoredAuditEvent } from '../../observe/audit-event.js'
@@ -155,11 +156,7 @@ function apiSource(api: AdminApiClient): AuditSource {
       let since = Date.now()
       let printed = new Set<string>()
       while (!signal.aborted) {
-        await new Promise((resolve) => {
-          const timer = setTimeout(resolve, settings.serverFollowPollMs)
-          signal.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true })
-        })
-        if (signal.aborted) break
+        if (!(await sleep(settings.serverFollowPollMs, true, { signal }).catch(() => false))) break
         const fresh = (await collect({ page, follow: async () => undefined, close: async () => undefined }, { ...query, since }, settings.maxQueryLimit)).reverse()
         const last = fresh.at(-1)
         for (const event of fresh) if (!printed.has(event.id)) onEvent(event)
