@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process'
-import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -49,6 +49,25 @@ describe('FileAuditTrail', () => {
     await trail.close()
     expect(() => trail.append(stored())).not.toThrow()
     expect(trail.lost()).toBe(2)
+  })
+
+  it('drops events it cannot write, counted, logged once per outage, and writes again once it can', async () => {
+    const messages: string[] = []
+    const log = { error: (_: unknown, message: string) => messages.push(message), warn: (_: unknown, message: string) => messages.push(message) } as never
+    const missing = join(dir, 'not-yet')
+    const trail = new FileAuditTrail({ dataDir: missing, log })
+    for (let i = 0; i < 3; i++) {
+      trail.append(stored())
+      await trail.flushed()
+    }
+    expect(trail.lost()).toBe(3)
+    expect(messages).toHaveLength(1)
+    expect(messages[0]).toMatch(/^audit trail: events are being lost \(cannot write .*not-yet\/audit\.jsonl: ENOENT/)
+    await mkdir(missing)
+    trail.append(stored({ username: 'back' }))
+    await trail.close()
+    expect(messages).toEqual([messages[0], 'audit trail: writing again'])
+    expect((await readFile(join(missing, 'audit.jsonl'), 'utf8')).trim().split('\n')).toHaveLength(1)
   })
 
   it('rotates by size into audit.jsonl.1, .2…, keeps 0600 and deletes past the file count', async () => {
