@@ -16,6 +16,7 @@ import { outboundFetch } from '../net/outbound-fetch.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import { gatewayServerNameProblem } from './gateway-server-name.js'
 import { Observer } from '../observe/observer.js'
+import { FileAuditTrail } from '../observe/file-audit-trail.js'
 import { createMainJob, type MainJobOptions, type ProtectedResourceSpec } from './main-job.js'
 import { prefixRouter } from './prefix-router.js'
 import { createProtectedMcpApp, type ProtectedMcpApp } from './protected-mcp-app.js'
@@ -197,6 +198,9 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
     if (jwksUri === undefined) throw new Error(`the authorization server ${options.authServer} publishes no jwks_uri: the gateway verifies its tokens as JWTs`)
     const { host: publicHost, hostname } = new URL(origin)
     const observer = options.observer ?? Observer.quiet()
+    // no authorization server of ours keeps the trail: the gateway's own events go to its data directory
+    const trail = observer.trail === undefined ? new FileAuditTrail({ dataDir: options.dataDir ?? defaults.storage.dataDir, log: observer.log }) : undefined
+    if (trail !== undefined) observer.attachTrail(trail)
     const apps = mounts.map(({ prefix, host, spec }) =>
       createProtectedMcpApp(host, {
         ...(prefix !== '' ? { prefix } : {}),
@@ -237,6 +241,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         await Promise.all(apps.map((app) => app.close()))
         await closeHosts()
         await closeValues?.()
+        await trail?.close()
       },
     }
   } catch (error) {

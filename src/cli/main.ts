@@ -18,6 +18,7 @@ import { usersCommand } from './commands/users.js'
 import { userEnvCommand } from './commands/user-env.js'
 import { resourcesCommand } from './commands/resources.js'
 import { grantsCommand } from './commands/grants.js'
+import { auditCommand } from './commands/audit.js'
 import { migrateCommand } from './commands/migrate.js'
 import { statusCommand } from './commands/status.js'
 import { backupCommand } from './commands/backup.js'
@@ -32,6 +33,7 @@ const commands: Command[] = [
   userEnvCommand,
   resourcesCommand,
   grantsCommand,
+  auditCommand,
   clientsCommand,
   keysCommand,
   migrateCommand,

@@ -888,7 +888,83 @@ export const defaults = {
       '*.dpop',
     ],
     // ---- the audit trail: where events are kept and for how long ----
-    audit: {},
+    audit: {
+      /**
+       * File of the audit trail in the data directory (one JSON object per line, 0600), on a
+       * single node; rotated files are `audit.jsonl.1` (newest) … `audit.jsonl.N`.
+       */
+      file: 'audit.jsonl',
+      /**
+       * Size (bytes) at which the live file is rotated. 16 MiB holds about 40,000 events and is
+       * read backwards in well under a second; smaller files make retention finer.
+       */
+      rotateBytes: 16 * 1024 * 1024,
+      /**
+       * Rotated files kept at most (the oldest deleted first), whatever their age: with
+       * `rotateBytes`, the trail never takes more than about 1 GiB of disk.
+       */
+      maxFiles: 64,
+      /**
+       * Time (ms) a rotated file is kept after its last event (its modification time): 90 days,
+       * what most incident reviews and audits ask for. Older files are deleted at each rotation
+       * and every `retentionCheckMs`.
+       */
+      retentionMs: 90 * 24 * 60 * 60 * 1000,
+      /** How often (ms) a running server deletes rotated files past `retentionMs` (hourly). */
+      retentionCheckMs: 60 * 60 * 1000,
+      /**
+       * Events waiting to be written, at most: past it an event is dropped and counted (a disk
+       * that stopped answering must not grow the server's memory without bound).
+       */
+      maxQueued: 100_000,
+      /**
+       * How often (ms) `mcp-auth audit --follow` looks for new events in the file: a quarter of a
+       * second feels live and costs one stat per poll.
+       */
+      followPollMs: 250,
+      /**
+       * Events a query returns when it names no limit (`mcp-auth audit`, the admin API, the console):
+       * a screenful of the newest.
+       */
+      queryLimit: 100,
+      /** Events one query (one admin API page) returns at most, whatever it asks: bounds each read. */
+      maxQueryLimit: 1000,
+      /** Bytes read at a time when a query reads a file backwards, newest line first. */
+      readChunkBytes: 64 * 1024,
+      /**
+       * Bytes of the file one query reads at most before it stops and hands a cursor to go on (the
+       * admin API's next page), so a filter that matches nothing never reads the whole trail at
+       * once: 64 MiB, four rotated files, well under a second.
+       */
+      fileMaxScanBytes: 64 * 1024 * 1024,
+      /**
+       * Redis: events kept in the deployment's stream (`<prefix>audit`), approximately (`XADD
+       * MAXLEN ~`): a million events is a few hundred MiB of Redis memory, months for most
+       * deployments. The oldest go first.
+       */
+      redisMaxLen: 1_000_000,
+      /**
+       * Redis: the oldest events are also trimmed past this age (ms; `XTRIM MINID`), checked
+       * every `retentionCheckMs`; the same 90 days as the file.
+       */
+      redisRetentionMs: 90 * 24 * 60 * 60 * 1000,
+      /** Redis: stream entries one XREVRANGE reads while a query filters (a page of the scan). */
+      redisPageSize: 500,
+      /**
+       * Redis: stream entries a query reads at most before it stops (and the admin API hands a
+       * cursor to go on), so a filter that matches nothing never walks the whole stream at once.
+       */
+      redisMaxScan: 50_000,
+      /** Redis: how long (ms) `--follow` blocks in one XREAD before it looks at its signal again. */
+      redisFollowBlockMs: 1000,
+      /**
+       * How often (ms) `mcp-auth audit --follow --server URL` asks the admin API for newer events:
+       * every two seconds is live enough for a person and one small request for the server.
+       */
+      serverFollowPollMs: 2000,
+      /** Events `mcp-auth audit --follow` prints before the new ones when no `--limit` is given (as `tail -f`). */
+      followBacklog: 10,
+    },
     // ---- the audit events: what is recorded by default ----
     events: {},
     // ---- Prometheus metrics ----

@@ -1,5 +1,7 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
 import { Observer } from '../../observe/observer.js'
+import type { AuditTrail } from '../../observe/audit-event.js'
+import { FileAuditTrail } from '../../observe/file-audit-trail.js'
 import './provider/unsupported-runtime-warning.js'
 import Koa from 'koa'
 import type { Middleware } from 'koa'
@@ -176,7 +178,13 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    // the audit trail beside the store: a file in the data directory, or the deployment's stream
+    if (observer.trail === undefined) {
+      const trail = await openAuditTrail(opened, options.dataDir, observer.log)
+      observer.attachTrail(trail)
+      closers.push(() => trail.close())
+    }
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer)
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -184,11 +192,18 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   }
 }
 
+async function openAuditTrail(opened: OpenedStorage, dataDir: string, log: Observer['log']): Promise<AuditTrail> {
+  if (opened.connection === undefined) return new FileAuditTrail({ dataDir, log })
+  const { RedisAuditTrail } = await import('../../redis/redis-audit-trail.js')
+  return new RedisAuditTrail(opened.connection, { log })
+}
+
 async function assemble(
   options: ResolvedOptions,
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
+  observer: Observer,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -365,12 +380,14 @@ async function assemble(
     nodes,
     keys: keyAdmin,
     storageState: () => storageState(storage, connection),
+    auditTrail: () => observer.trail,
   }
   const adminApiMiddleware = adminApi({ path: `${options.mountPath}${defaults.authServer.admin.apiPath}`, url: ownIds.admin, services: adminServices })
   const consoleUris = consoleRedirectUris(options.issuer, options.mountPath)
   const firstAdministrator = new FirstAdministrator({ adapter: (name) => new Adapter(name), accounts, ttlSeconds: defaults.authServer.admin.setupLinkTtlSeconds })
   const consoleMiddleware = consoleRoutes({
     server: { state: () => stateView(adminServices), keys: () => keysView(adminServices) },
+    auditTrail: () => observer.trail,
     issuer: options.issuer,
     mountPath: options.mountPath,
     administration: admin,

@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../../../observe/audit-event.js'
 import type { Account, AccountStore } from '../stores/account-store.js'
 import type { AccountValuesStore } from '../stores/account-values-store.js'
 import type { ResourceStore } from '../stores/resource-store.js'
@@ -24,6 +25,8 @@ export interface AdminServices {
   readonly keys: KeyAdmin
   /** What the storage backend says of itself cheaply (`GET /state`'s `storage`). */
   storageState(): Promise<Record<string, unknown>>
+  /** Where the server keeps its security events (`GET /audit`): the observer's trail, once attached. */
+  auditTrail(): AuditTrail | undefined
   /** Deletes an account with everything that is its (grants, gateway values). */
   deleteAccount(account: Account, rev?: number): Promise<{ grantsEnded: number }>
 }

@@ -4,6 +4,7 @@ import { AdminError } from '../admin/admin-error.js'
 import type { AdminCaller } from '../admin-api/admin-caller.js'
 import { accountAction, accountPage, accountsPage, createAccount } from './admin-account-pages.js'
 import { clientAction, clientPage, clientsPage, revokeGrant } from './admin-client-pages.js'
+import { auditPageView } from './admin-audit-pages.js'
 import { adminNav } from './admin-nav.js'
 import { keysPage, overviewPage, resourcesPage } from './admin-server-pages.js'
 import { maxAgeOf, SignInNeeded, type ConsoleSession } from './console-auth.js'
@@ -31,6 +32,7 @@ const ROUTES: readonly Route[] = [
   { method: 'POST', pattern: /^\/grants\/([^/]+)\/revoke$/, page: revokeGrant },
   { method: 'GET', pattern: /^\/resources$/, page: resourcesPage },
   { method: 'GET', pattern: /^\/keys$/, page: keysPage },
+  { method: 'GET', pattern: /^\/audit$/, page: auditPageView },
 ]
 
 /** What an AdminError means for the page that shows it. */

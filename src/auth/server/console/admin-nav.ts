@@ -6,6 +6,7 @@ const ITEMS: ReadonlyArray<readonly [string, string]> = [
   ['/clients', 'Clients'],
   ['/resources', 'Resources'],
   ['/keys', 'Keys'],
+  ['/audit', 'Audit trail'],
 ]
 
 /** The console's navigation: its sections, the current one marked, and the sign-out form. */

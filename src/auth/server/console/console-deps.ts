@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../../../observe/audit-event.js'
 import type { PageBranding } from '../../../views/branding.js'
 import type { BearerAuth } from '../../resource/bearer-auth.js'
 import type { Administration } from '../admin/create-administration.js'
@@ -32,6 +33,8 @@ export interface ConsoleDeps {
   /** The first administrator's one-time setup link. */
   firstAdministrator: FirstAdministrator
   surfaces: { admin: ConsoleSurface; account: ConsoleSurface }
+  /** Where the server keeps its security events (the audit page): the observer's trail, once attached. */
+  auditTrail(): AuditTrail | undefined
   /** The server's state and keys, as the admin API shows them (GET /state, GET /keys). */
   server: { state(): Promise<Record<string, unknown>>; keys(): Promise<Record<string, unknown>> }
 }

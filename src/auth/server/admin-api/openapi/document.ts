@@ -1,5 +1,6 @@
 import { defaults } from '../../../../config/defaults.js'
 import { accountsPart } from './accounts.js'
+import { auditPart } from './audit.js'
 import { clientsPart } from './clients.js'
 import { grantsPart } from './grants.js'
 import { resourcesPart } from './resources.js'
@@ -9,7 +10,7 @@ import type { ApiPart } from './part.js'
 const a = defaults.authServer.admin
 
 /** The parts of the API, one per tag. */
-const PARTS: readonly ApiPart[] = [accountsPart, clientsPart, grantsPart, resourcesPart, serverPart]
+const PARTS: readonly ApiPart[] = [accountsPart, clientsPart, grantsPart, resourcesPart, serverPart, auditPart]
 
 /**
  * The admin API's OpenAPI 3.0 document: what the API is, and what every request is checked
