@@ -82,24 +82,26 @@ export class RedisTokenBuckets implements TokenBuckets {
     this.#fallback = new MemoryTokenBuckets(d.maxPrincipals, this.#now)
   }
 
-  take(key: string, cost: number, shape: BucketShape): number | Promise<number> {
+  take(group: string, member: string, cost: number, shape: BucketShape): number | Promise<number> {
+    // length-prefixed: no group and member pair can spell another's key
+    const key = `${group.length}:${group}${member}`
     const until = this.#refusedUntil.get(key)
     if (until !== undefined) {
       const left = until - this.#now()
       if (left > 0) return Math.max(left, Math.ceil((cost - 1) / shape.perMs))
       this.#refusedUntil.delete(key)
     }
-    return this.#take(key, cost, shape)
+    return this.#take(group, member, key, cost, shape)
   }
 
-  async #take(key: string, cost: number, shape: BucketShape): Promise<number> {
+  async #take(group: string, member: string, key: string, cost: number, shape: BucketShape): Promise<number> {
     const redisKey = this.#connection.key('mcp-limit', this.#name, createHash('sha256').update(key).digest('base64url').slice(0, 22))
     let answer: [number, number]
     try {
       answer = (await TAKE.run(this.#connection, [redisKey], [shape.burst, shape.perMs, cost])) as [number, number]
     } catch (error) {
       this.#warn(error)
-      return this.#fallback.take(key, cost, shape)
+      return this.#fallback.take(group, member, cost, shape)
     }
     const [wait, one] = answer
     if (one > 0) {

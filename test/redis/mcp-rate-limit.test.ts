@@ -31,7 +31,7 @@ async function connect(share?: RedisConnection): Promise<RedisConnection> {
   return connection
 }
 
-const take = async (buckets: RedisTokenBuckets, key: string, cost: number, shape: { burst: number; perMs: number }) => buckets.take(key, cost, shape)
+const take = async (buckets: RedisTokenBuckets, key: string, cost: number, shape: { burst: number; perMs: number }) => buckets.take('client', key, cost, shape)
 
 describe('RedisTokenBuckets', () => {
   it('allows a burst, then answers how long to wait, and refills at the rate', async () => {
@@ -78,7 +78,7 @@ describe('RedisTokenBuckets', () => {
     const shape = { burst: 1, perMs: 1 / 60_000 }
     expect(await take(buckets, 'erin', 1, shape)).toBe(0)
     const before = Number((await connection.run((client) => client.info('stats'))).match(/total_commands_processed:(\d+)/)![1])
-    const local = buckets.take('erin', 1, shape)
+    const local = buckets.take('client', 'erin', 1, shape)
     expect(typeof local).toBe('number')
     expect(local).toBeGreaterThan(0)
     const after = Number((await connection.run((client) => client.info('stats'))).match(/total_commands_processed:(\d+)/)![1])

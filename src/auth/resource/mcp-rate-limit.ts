@@ -4,6 +4,9 @@ import { type BucketShape, MemoryTokenBuckets, type TokenBuckets } from './token
 
 const d = defaults.observe.limits
 
+/** The group of the address groups' buckets: no client id is empty, so none is this one. */
+const UNAUTHENTICATED = ''
+
 /**
  * A resource's limits on MCP calls, as configured: a rate and a burst per principal, and what a
  * tool costs (1 unless named here). JSON in a configuration file's `resources[].rateLimit`.
@@ -62,14 +65,12 @@ export class McpRateLimit {
 
   /** Takes the cost of `body` (1 when not read) from the principal's bucket; 0 or the ms to wait. */
   takeForPrincipal(info: AuthInfo, body: unknown): number | Promise<number> {
-    // length-prefixed: no client id and subject pair can spell another's key
-    const key = `p${info.clientId.length}:${info.clientId}${info.subject ?? ''}`
-    return this.#buckets.take(key, this.#toolCosts.size === 0 ? 1 : this.costOf(body), this.#principal)
+    return this.#buckets.take(info.clientId, info.subject ?? '', this.#toolCosts.size === 0 ? 1 : this.costOf(body), this.#principal)
   }
 
   /** Takes 1 from the bucket of failed authentications of `addressGroup`; 0 or the ms to wait. */
   takeForAddress(addressGroup: string): number | Promise<number> {
-    return this.#buckets.take(`a${addressGroup}`, 1, this.#unauthenticated)
+    return this.#buckets.take(UNAUTHENTICATED, addressGroup, 1, this.#unauthenticated)
   }
 
   /** What a request body costs: each message 1, a `tools/call` its tool's cost. */
