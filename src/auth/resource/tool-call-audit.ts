@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { AuthInfo } from '../../auth-info/auth-info.js'
+import { defaults } from '../../config/defaults.js'
 import type { AuditEvent } from '../../observe/audit-event.js'
 import type { Observer } from '../../observe/observer.js'
 import { requestRecord } from '../../observe/request-record.js'
@@ -47,6 +48,8 @@ export class ToolCallAudit {
   readonly #trustProxy: boolean
   readonly allowedCalls: boolean
   readonly #withArguments: ReadonlySet<string>
+  /** Per principal or address group: until when its rate-limit refusals are counted, not recorded. */
+  readonly #refusalWindows = new Map<string, { until: number; suppressed: number }>()
 
   constructor(observer: Observer, resource: string, options: ToolCallAuditOptions = {}, trustProxy = false) {
     this.#observer = observer
@@ -65,14 +68,27 @@ export class ToolCallAudit {
     this.#record(req, info, { type: 'mcp.call-refused', result: 'refused', reason }, { method: 'tools/call', tool: facts.tool, scopesNeeded: facts.needed })
   }
 
-  /** A request refused by the rate limit: `info` when the caller was authenticated. */
+  /**
+   * A request refused by the rate limit: `info` when the caller was authenticated. Recorded once
+   * per principal (or address group) and Retry-After window: a flood of refused requests must not
+   * become a flood of events. The next event says how many were refused in between (`alsoRefused`).
+   */
   rateLimited(req: IncomingMessage, info: AuthInfo | undefined, body: unknown, retryAfterSeconds: number): void {
+    const key = info === undefined ? `a ${requestAddressGroup(req, this.#trustProxy)}` : `p${info.clientId.length}:${info.clientId}${info.subject ?? ''}`
+    const now = Date.now()
+    const window = this.#refusalWindows.get(key)
+    if (window !== undefined && now < window.until) {
+      window.suppressed++
+      return
+    }
+    if (this.#refusalWindows.size >= defaults.observe.limits.maxPrincipals) this.#refusalWindows.clear()
+    this.#refusalWindows.set(key, { until: now + retryAfterSeconds * 1000, suppressed: 0 })
     const call = firstCall(body)
     this.#record(
       req,
       info,
       { type: 'mcp.rate-limited', result: 'refused', reason: info === undefined ? 'too many failed authentications' : 'rate limit' },
-      { method: call?.method, [targetField(call?.method)]: call?.target, retryAfterSeconds },
+      { method: call?.method, [targetField(call?.method)]: call?.target, retryAfterSeconds, alsoRefused: window?.suppressed },
     )
   }
 
