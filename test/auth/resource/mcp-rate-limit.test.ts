@@ -3,7 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { SignJWT, importJWK, type JWK } from 'jose'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import Koa from 'koa'
+import { SignJWT, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
+import { BearerAuth } from '../../../src/auth/resource/bearer-auth.js'
+import { createJwtVerifier } from '../../../src/auth/resource/jwt-verifier.js'
+import { requireBearer } from '../../../src/auth/resource/koa-bearer.js'
+import { McpRateLimit } from '../../../src/auth/resource/mcp-rate-limit.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
 
 let stack: ProtectedStack
@@ -104,5 +111,51 @@ describe('rate limit per principal on a protected MCP endpoint', () => {
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
     expect(await refused.json()).toMatchObject({ error: 'slow_down' })
+  })
+})
+
+describe('rate limit through the Koa adapter (requireBearer)', () => {
+  let server: Server
+  let origin: string
+  let bearer: string
+
+  beforeAll(async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256')
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256' }
+    server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const auth = new BearerAuth({
+      verifier: createJwtVerifier({ issuer: 'https://as.example.test', audience: `${origin}/mcp`, jwks: { keys: [jwk] } }),
+      resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`,
+    })
+    const app = new Koa()
+    app.use(requireBearer(auth, { limit: new McpRateLimit({ requestsPerMinute: 1, burst: 2 }) }))
+    app.use((ctx) => {
+      ctx.body = { ok: true }
+    })
+    server.on('request', app.callback())
+    bearer = `Bearer ${await new SignJWT({ scope: 'mcp', client_id: 'koa-client' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k1' })
+      .setIssuer('https://as.example.test')
+      .setAudience(`${origin}/mcp`)
+      .setSubject('koa-user')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .sign(privateKey)}`
+  })
+  afterAll(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+  })
+
+  it('answers past the burst with the same 429 as the node:http adapter', async () => {
+    const send = () => fetch(`${origin}/mcp`, { method: 'POST', headers: { authorization: bearer, 'content-type': 'application/json' }, body: JSON.stringify(call(5)) })
+    expect([(await send()).status, (await send()).status]).toEqual([200, 200])
+    const refused = await send()
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(refused.headers.get('content-type')).toContain('application/json')
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 5, error: { code: -32029, data: { retryAfterSeconds: expect.any(Number) } } })
   })
 })
