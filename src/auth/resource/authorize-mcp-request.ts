@@ -59,7 +59,17 @@ export async function authorizeMcpRequest(auth: BearerAuth, req: IncomingMessage
   if (typeof nonce === 'string') headers['dpop-nonce'] = nonce
   const post = req.method === 'POST'
   let body = options.parsedBody
-  if (post && body === undefined && (auth.hasToolScopes || limit?.needsBody === true)) body = await readJsonBody(req, options.maxBodyBytes)
+  if (post && body === undefined && (auth.hasToolScopes || limit?.needsBody === true)) {
+    try {
+      body = await readJsonBody(req, options.maxBodyBytes)
+    } catch (error) {
+      // a body that is not JSON (or too large) still counts: a flood of them is limited too
+      const taken = limit?.takeForPrincipal(info, undefined) ?? 0
+      const waitMs = typeof taken === 'number' ? taken : await taken
+      if (waitMs > 0) return limited(req, info, undefined, waitMs, headers, options)
+      throw error
+    }
+  }
   if (limit !== undefined) {
     const taken = limit.takeForPrincipal(info, body)
     const waitMs = typeof taken === 'number' ? taken : await taken

@@ -90,6 +90,21 @@ describe('rate limit per principal on a protected MCP endpoint', () => {
     expect((await post(bearer, call(5, 'whoami'))).status).toBe(429)
   })
 
+  it('counts a body that is not JSON too, when tool costs make the check read it', async () => {
+    const bearer = `Bearer ${await token('malformed')}`
+    const statuses: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const response = await fetch(`${stack.origin}/mcp`, {
+        method: 'POST',
+        headers: { authorization: bearer, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc": "2.0", "id": ',
+      })
+      statuses.push(response.status)
+      await response.arrayBuffer()
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429])
+  })
+
   it('counts requests that fail authentication per address group, and never a valid token there', async () => {
     const bad = `Bearer ${'x'.repeat(40)}`
     const statuses = []
