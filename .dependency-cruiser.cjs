@@ -107,7 +107,7 @@ module.exports = {
       name: 'redis-is-an-adapter',
       comment:
         'redis/ implements interfaces other rooms define (storage, shared sessions, the rate limiter, ' +
-        'the DPoP replay cache) and imports only those interfaces, config and the JSON-RPC types: ' +
+        'the DPoP replay cache, the MCP rate limit\'s token buckets) and imports only those interfaces, config and the JSON-RPC types: ' +
         'never a surface, so a Redis module never loads the authorization server or the MCP server.',
       severity: 'error',
       from: { path: room('redis') },
@@ -117,6 +117,7 @@ module.exports = {
           room('redis', 'storage', 'sessions', 'config', 'jsonrpc', 'observe'),
           '^src/auth/server/middleware/rate-limiter\\.ts$',
           '^src/auth/resource/dpop-replay-cache\\.ts$',
+          '^src/auth/resource/token-bucket\\.ts$',
         ],
       },
     },

@@ -215,6 +215,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         resourceName: spec.name,
         requireDpop: options.dpop?.required === true,
         ...(options.trustProxy === true ? { trustProxy: true } : {}),
+        ...(spec.rateLimit !== undefined ? { rateLimit: spec.rateLimit } : {}),
         observer,
       }),
     )
@@ -272,6 +273,7 @@ function resourceSpec(resource: Partial<ProtectedResourceSpec> | undefined, name
     requiredScopes: resource?.requiredScopes ?? defaults.authServer.resourceScopes,
     ...(resource?.description !== undefined ? { description: resource.description } : {}),
     ...(resource?.toolScopes !== undefined ? { toolScopes: resource.toolScopes } : {}),
+    ...(resource?.rateLimit !== undefined ? { rateLimit: resource.rateLimit } : {}),
   }
 }
 

@@ -13,7 +13,7 @@ import { Observer } from '../observe/observer.js'
 import { homePageMiddleware } from './home-page-middleware.js'
 import { prefixRouter } from './prefix-router.js'
 import { type ProtectedResourceSpec, protectedResourceInput } from './protected-resource-input.js'
-import type { ProtectedMcpApp } from './protected-mcp-app.js'
+import type { ProtectedMcpApp, ProtectedMcpAppOptions } from './protected-mcp-app.js'
 
 export type { ProtectedResourceSpec } from './protected-resource-input.js'
 
@@ -170,8 +170,10 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
   // list changes and resource updates raised on one node reach the streams every node holds
   if (shared !== undefined && server !== undefined) await server.shareNotifications(shared.bus)
   const dpop = await dpopOptions(options, as, redis)
+  const limits = await limitOptions(served, config.resources ?? [], mounts, redis, observer)
   const mcps = mounts.map((mount, i) =>
     createProtectedMcpApp((mount.host ?? server)!, {
+      ...limits[i],
       ...(mount.prefix !== '' ? { prefix: mount.prefix } : {}),
       host: '127.0.0.1',
       // the public origin's host too when it is not loopback (behind a proxy that passes Host on)
@@ -286,4 +288,29 @@ async function dpopOptions(options: MainJobOptions, as: AuthorizationServer, red
   const replayCache = redis === undefined ? undefined : new (await import('../redis/dpop-replay-cache.js')).RedisDpopReplayCache(redis)
   const nonces: DpopOptions['nonces'] = options.dpop?.nonces === true ? { secret: as.deriveKey('mcp-auth resource DPoP nonces') } : undefined
   return { ...(replayCache !== undefined ? { replayCache } : {}), ...(nonces !== undefined ? { nonces } : {}) }
+}
+
+/**
+ * Each served resource's rate limit and audit: its spec's, else the configuration's entry for its
+ * identifier; with Redis the buckets are shared by every node (one per principal and resource).
+ */
+async function limitOptions(
+  served: readonly ResourceInput[],
+  configured: readonly ResourceInput[],
+  mounts: ReadonlyArray<{ resource: ProtectedResourceSpec }>,
+  redis: RedisConnection | undefined,
+  observer: Observer,
+): Promise<Array<Pick<ProtectedMcpAppOptions, 'rateLimit' | 'rateLimitBuckets' | 'audit'>>> {
+  const RedisTokenBuckets = redis === undefined ? undefined : (await import('../redis/token-bucket.js')).RedisTokenBuckets
+  return served.map((resource, i) => {
+    const spec = mounts[i]!.resource
+    const entry = configured.find((candidate) => candidate.uri === resource.uri)
+    const rateLimit = spec.rateLimit ?? entry?.rateLimit
+    const audit = spec.audit ?? entry?.audit
+    return {
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
+      ...(audit !== undefined ? { audit } : {}),
+      ...(RedisTokenBuckets !== undefined && rateLimit !== false ? { rateLimitBuckets: new RedisTokenBuckets({ connection: redis!, name: resource.uri, log: observer.log }) } : {}),
+    }
+  })
 }

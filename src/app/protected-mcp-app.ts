@@ -1,4 +1,4 @@
-import type { Observer } from '../observe/observer.js'
+import { Observer } from '../observe/observer.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { BearerAuth, type DpopOptions } from '../auth/resource/bearer-auth.js'
 import { createJwtVerifier } from '../auth/resource/jwt-verifier.js'
@@ -10,6 +10,9 @@ import { defaults } from '../config/defaults.js'
 import type { SessionHost } from '../session-host/session-host.js'
 import { createMcpHttpApp, type McpHttpApp, type McpHttpAppOptions } from './mcp-http-app.js'
 import { protectMcpHandler } from '../auth/resource/protect-mcp-handler.js'
+import { McpRateLimit, type McpRateLimitOptions } from '../auth/resource/mcp-rate-limit.js'
+import type { TokenBuckets } from '../auth/resource/token-bucket.js'
+import { type EndedCallFacts, ToolCallAudit, type ToolCallAuditOptions } from '../auth/resource/tool-call-audit.js'
 
 export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRoute' | 'before'> {
   /** The public origin of this server (e.g. http://localhost:4000); the resource is `${origin}${prefix}${path}`. */
@@ -32,6 +35,16 @@ export interface ProtectedMcpAppOptions extends Omit<McpHttpAppOptions, 'wrapRou
   requireDpop?: boolean
   /** Where the app reports (its log, audit events, metrics, spans); default: nothing reported. */
   observer?: Observer
+  /**
+   * Fair use per principal (the token's subject and client) on this resource: a token bucket with
+   * a rate and a burst, tools with a cost; over it, 429 with Retry-After. On by default with the
+   * values of `defaults.observe.limits`; false turns it off.
+   */
+  rateLimit?: McpRateLimitOptions | false
+  /** Where the buckets live: this process by default; `RedisTokenBuckets` shares them between nodes. */
+  rateLimitBuckets?: TokenBuckets
+  /** The audit of MCP calls: refusals always; allowed calls (and a tool's arguments) when turned on here. */
+  audit?: ToolCallAuditOptions
 }
 
 const ROOT_METADATA_PATH = '/.well-known/oauth-protected-resource'
@@ -114,11 +127,20 @@ export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcp
     dpop: _d,
     requireDpop: _rd,
     observer: _o,
+    rateLimit: _l,
+    rateLimitBuckets: _b,
+    audit: _a,
     ...httpOptions
   } = options
+  const limit = options.rateLimit === false ? undefined : new McpRateLimit(options.rateLimit ?? {}, options.rateLimitBuckets)
+  const trustProxy = options.trustProxy === true
+  const audit = new ToolCallAudit(options.observer ?? Observer.quiet(), resource, options.audit ?? {}, trustProxy)
+  // allowed calls are known where they are answered: the MCP server reports each one it ends
+  const reporter = server as SessionHost & { onCallEnded?: (listener: (call: EndedCallFacts) => void) => void }
+  if (audit.allowedCalls && typeof reporter.onCallEnded === 'function') reporter.onCallEnded((call) => audit.callEnded(call))
   const app = createMcpHttpApp(server, {
     ...httpOptions,
-    wrapRoute: (route, routePath) => protectMcpHandler(auths.get(endpointOf.get(routePath) ?? resource) ?? auth, route, { maxBodyBytes }),
+    wrapRoute: (route, routePath) => protectMcpHandler(auths.get(endpointOf.get(routePath) ?? resource) ?? auth, route, { maxBodyBytes, limit, audit, trustProxy }),
     // under a prefix the root document is not this server's alone: it serves its path-inserted ones only
     before: (req: IncomingMessage, res: ServerResponse, requestPath: string) =>
       (options.prefix === undefined || options.prefix === '' || requestPath !== ROOT_METADATA_PATH) && metadata(req, res, requestPath),

@@ -11,6 +11,10 @@ export interface ProtectedResourceSpec {
   requiredScopes: readonly string[]
   /** Extra scopes per tool (a call without them gets 403 insufficient_scope naming them). */
   toolScopes?: Readonly<Record<string, readonly string[]>>
+  /** Fair use per principal (createProtectedMcpApp's `rateLimit`); default the configuration's resource entry, else on with the defaults. */
+  rateLimit?: ResourceInput['rateLimit']
+  /** The audit of allowed calls (createProtectedMcpApp's `audit`); default the configuration's resource entry. */
+  audit?: ResourceInput['audit']
 }
 
 /**

@@ -972,7 +972,57 @@ export const defaults = {
     // ---- OpenTelemetry spans ----
     tracing: {},
     // ---- fair limits per principal on MCP calls ----
-    limits: {},
+    limits: {
+      /**
+       * Sustained MCP requests per minute one principal (subject + client of the verified token)
+       * may make to one resource: a token bucket refilled at this rate. 600 (10 a second) is well
+       * above an agent calling tools in a loop or MCP Inspector listing everything, and far below
+       * the 4,000 requests in 1.2 s one token could make before (issue 33). `rateLimit: false` on a
+       * resource turns limits off there.
+       */
+      requestsPerMinute: 600,
+      /**
+       * Requests a principal may make at once on a full bucket, before the rate applies: a client
+       * that opens a session, lists tools, resources and prompts and fires a batch of parallel
+       * tool calls stays well inside 100; a flood is stopped after 100.
+       */
+      burst: 100,
+      /**
+       * The bucket of requests that fail authentication (no token, a bad one, a refused proof),
+       * counted per address group (an IPv4 address, an IPv6 /64): once empty, failures are answered
+       * 429 instead of 401, so a flood of bad tokens is limited too. A valid token from the same
+       * address is never counted here. As generous as a principal's: several people behind one
+       * NAT each begin with a 401 when they sign in.
+       */
+      unauthenticatedRequestsPerMinute: 600,
+      /** Burst of the per-address-group bucket of failed authentications (see above). */
+      unauthenticatedBurst: 100,
+      /**
+       * Principals (and address groups) one node keeps a bucket for; past it the oldest bucket is
+       * forgotten (it starts full again). 100,000 buckets are ~15 MB; an attacker needs a valid
+       * token per principal to add one, or an address group per unauthenticated bucket.
+       */
+      maxPrincipals: 100_000,
+      /**
+       * How long (ms) a node answers 429 itself, without asking Redis, for a principal Redis just
+       * refused: its bucket cannot hold a token before then, so a flood costs Redis one round trip
+       * per refusal window, not one per request.
+       */
+      localRefusalMaxMs: 60_000,
+      /**
+       * While Redis cannot be reached, how often (ms) the fall-back to this node's own buckets is
+       * logged (a warning naming the error): once per interval, not once per request.
+       */
+      redisFailureLogIntervalMs: 30_000,
+      /**
+       * The longest `Retry-After` (seconds) our MCP client waits for before it retries a request
+       * answered 429, once. Longer waits are the caller's to decide: the 429 is returned at once.
+       * 10 s keeps an interactive client responsive.
+       */
+      clientRetryAfterMaxSeconds: 10,
+      /** JSON-RPC error code of the 429 answer's body (implementation-defined server error range, JSON-RPC 2.0 §5.1). */
+      rpcErrorCode: -32029,
+    },
   },
   cli: {
     /** Interface servers bind unless told otherwise: loopback, never all interfaces by default. */

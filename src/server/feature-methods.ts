@@ -1,5 +1,6 @@
 import type { JsonRpcParams } from '../jsonrpc/index.js'
 import type { ServerCapabilities } from '../schema/capabilities.js'
+import { observeCall } from './call-observer.js'
 import { callTool } from './call-tool.js'
 import { complete } from './complete.js'
 import type { ServerContext } from './context.js'
@@ -28,7 +29,10 @@ export const FEATURE_METHODS: Readonly<Record<string, FeatureMethod>> = {
   },
   'tools/call': {
     offered: (caps) => !!caps.tools,
-    run: (core, params, context, protocolVersion) => callTool(params, context, core.tools, core.validator, protocolVersion),
+    run: (core, params, context, protocolVersion) =>
+      core.callEnded.length === 0
+        ? callTool(params, context, core.tools, core.validator, protocolVersion)
+        : observeCall(core.callEnded, 'tools/call', params, context, () => callTool(params, context, core.tools, core.validator, protocolVersion)),
   },
   'resources/list': {
     offered: (caps) => !!caps.resources,
@@ -46,7 +50,10 @@ export const FEATURE_METHODS: Readonly<Record<string, FeatureMethod>> = {
   },
   'resources/read': {
     offered: (caps) => !!caps.resources,
-    run: (core, params, context) => core.resources.read(requireString(params, 'uri'), context),
+    run: (core, params, context) =>
+      core.callEnded.length === 0
+        ? core.resources.read(requireString(params, 'uri'), context)
+        : observeCall(core.callEnded, 'resources/read', params, context, () => core.resources.read(requireString(params, 'uri'), context)),
   },
   'prompts/list': {
     offered: (caps) => !!caps.prompts,
@@ -57,7 +64,10 @@ export const FEATURE_METHODS: Readonly<Record<string, FeatureMethod>> = {
   },
   'prompts/get': {
     offered: (caps) => !!caps.prompts,
-    run: (core, params, context) => core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context),
+    run: (core, params, context) =>
+      core.callEnded.length === 0
+        ? core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context)
+        : observeCall(core.callEnded, 'prompts/get', params, context, () => core.prompts.get(requireString(params, 'name'), optionalObject(params, 'arguments'), context)),
   },
   'completion/complete': {
     offered: (caps) => !!caps.completions,

@@ -1,4 +1,5 @@
 export { McpServer, type McpServerOptions } from './mcp-server.js'
+export type { EndedCall, CallEndedListener } from './call-observer.js'
 export { ServerSession } from './server-session.js'
 export type { ServerContext } from './context.js'
 export type { ToolDefinition, ToolHandler, RegisteredTool } from './tool-registry.js'

@@ -1,4 +1,5 @@
 import { defaults } from '../config/defaults.js'
+import type { CallEndedListener } from './call-observer.js'
 import type { JsonRpcParams, JsonRpcRequest } from '../jsonrpc/index.js'
 import type { EndpointOptions } from '../protocol/endpoint.js'
 import { LocalError } from '../protocol/errors.js'
@@ -91,6 +92,7 @@ export class McpServer implements SessionHost {
       maxCompletionValues: defaults.server.maxCompletionValues,
       endpointOptions,
       validator,
+      callEnded: [],
       tools: new ToolRegistry(validator, () => this.#listChanged('notifications/tools/list_changed')),
       resources: new ResourceRegistry(() => this.#listChanged('notifications/resources/list_changed')),
       prompts: new PromptRegistry(() => this.#listChanged('notifications/prompts/list_changed')),
@@ -107,6 +109,19 @@ export class McpServer implements SessionHost {
       maxInputRounds: d.maxInputRounds,
       cacheHints: { ...d.cacheHints, ...options.cacheHints } as Record<string, CacheHint>,
     }
+  }
+
+  /**
+   * Hears of every `tools/call`, `resources/read` and `prompts/get` this server answers, in every
+   * session and stateless request: who asked, its outcome (ok, isError, a JSON-RPC error code) and
+   * its duration. What the protected app's audit of allowed calls listens to. Costs nothing while
+   * nobody listens.
+   *
+   * @example
+   * server.onCallEnded((call) => console.log(call.method, call.target, call.status, call.durationMs))
+   */
+  onCallEnded(listener: CallEndedListener): void {
+    this.#core.callEnded.push(listener)
   }
 
   /** Open `subscriptions/listen` streams (2026-07-28). */

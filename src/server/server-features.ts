@@ -1,4 +1,5 @@
 import type { JsonSchemaValidator } from '../schema/json-schema.js'
+import type { CallEndedListener } from './call-observer.js'
 import type { PromptRegistry } from './prompt-registry.js'
 import type { ResourceRegistry } from './resource-registry.js'
 import type { ToolRegistry } from './tool-registry.js'
@@ -15,4 +16,6 @@ export interface ServerFeatures {
   readonly resources: ResourceRegistry
   readonly prompts: PromptRegistry
   readonly validator: JsonSchemaValidator
+  /** Who hears of each tools/call, resources/read and prompts/get answered (McpServer.onCallEnded); usually none. */
+  readonly callEnded: CallEndedListener[]
 }

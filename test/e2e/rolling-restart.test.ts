@@ -95,10 +95,13 @@ beforeAll(async () => {
   redis = await startRedisServer()
   dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-rolling-'))
   configFile = `${dataDir}-config.json`
-  // the load sends some thousand token requests a minute from one client and one address
-  await writeFile(configFile, JSON.stringify({ rateLimits: { tokenPerAddress: 1_000_000, tokenPerClient: 1_000_000 } }))
   nodePorts = await Promise.all([freePort(), freePort()])
   proxy = await startHaproxy(nodePorts)
+  // the load sends some thousand token requests and tool calls a minute from one client, one token and one address
+  await writeFile(
+    configFile,
+    JSON.stringify({ rateLimits: { tokenPerAddress: 1_000_000, tokenPerClient: 1_000_000 }, resources: [{ uri: `${proxy.origin}/mcp`, rateLimit: false }] }),
+  )
   await startNode(0)
   await startNode(1)
   await untilBothServe()

@@ -61,6 +61,17 @@ interface DpopSettings {
 /** Errors answered with a `DPoP` challenge rather than a `Bearer` one (RFC 9449 §7.1). */
 const dpopAnswered = new WeakSet<object>()
 
+/** What the audit trail says of a refusal: the replayed proof's caller, the tool and the scopes it needed. */
+const factsOf = new WeakMap<object, RefusalFacts>()
+
+/** The facts of a refusal thrown by {@link BearerAuth} the audit trail records (identifiers only). */
+export type RefusalFacts = { kind: 'dpop-replay'; clientId: string; subject: string | undefined } | { kind: 'tool-scope'; tool: string; needed: readonly string[] }
+
+/** The facts of `error` when it is a DPoP replay or a tool's missing scope, else undefined. */
+export function refusalFacts(error: unknown): RefusalFacts | undefined {
+  return typeof error === 'object' && error !== null ? factsOf.get(error) : undefined
+}
+
 function asDpopError<T>(error: T): T {
   if (typeof error === 'object' && error !== null) dpopAnswered.add(error)
   return error
@@ -180,7 +191,9 @@ export class BearerAuth {
     }
     // remembered for as long as the proof's iat keeps it acceptable
     if (!(await dpop.replayCache.remember(jkt, proof.jti, (proof.iat + dpop.iatWindowSeconds) * 1000 + 1))) {
-      throw new InvalidDpopProofError('the DPoP proof was already used (jti): make a new proof for every request')
+      const replay = new InvalidDpopProofError('the DPoP proof was already used (jti): make a new proof for every request')
+      factsOf.set(replay, { kind: 'dpop-replay', clientId: info.clientId, subject: info.subject })
+      throw replay
     }
     const extra: DpopAuthExtra = { dpopJkt: jkt, ...(fresherNonce !== undefined ? { dpopNonce: fresherNonce } : {}) }
     return { ...info, extra: { ...info.extra, ...extra } }
@@ -196,7 +209,13 @@ export class BearerAuth {
       if (method !== 'tools/call' || typeof params?.name !== 'string') continue
       // own members only: a tool named "constructor" or "toString" needs no scope it was not given
       const needed = Object.hasOwn(toolScopes, params.name) ? toolScopes[params.name] : undefined
-      if (needed !== undefined) this.requireScopes(info, needed, `the tool ${params.name}`)
+      if (needed === undefined) continue
+      try {
+        this.requireScopes(info, needed, `the tool ${params.name}`)
+      } catch (error) {
+        factsOf.set(error as object, { kind: 'tool-scope', tool: params.name, needed })
+        throw error
+      }
     }
   }
 

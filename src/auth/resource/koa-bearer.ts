@@ -4,6 +4,7 @@ import { HttpError } from '../../net/http-error.js'
 import type { AuthInfo } from '../../auth-info/auth-info.js'
 import { authorizeMcpRequest } from './authorize-mcp-request.js'
 import type { BearerAuth } from './bearer-auth.js'
+import type { ProtectMcpOptions } from './protect-mcp-handler.js'
 
 /**
  * Koa middleware: the bearer check (authorizeMcpRequest: preflight, token, per-tool scopes) in
@@ -14,13 +15,20 @@ import type { BearerAuth } from './bearer-auth.js'
  * @example
  * app.use(requireBearer(new BearerAuth({ verifier, resourceMetadataUrl, toolScopes: { admin_stats: ['mcp:admin'] } })))
  */
-export function requireBearer(auth: BearerAuth, options: { maxBodyBytes?: number } = {}): Middleware {
+export function requireBearer(auth: BearerAuth, options: ProtectMcpOptions = {}): Middleware {
   const maxBodyBytes = options.maxBodyBytes ?? defaults.streamableHttp.maxBodyBytes
   return async function requireBearer(ctx, next) {
     const request = ctx.request as typeof ctx.request & { body?: unknown }
     let verdict
     try {
-      verdict = await authorizeMcpRequest(auth, ctx.req, { maxBodyBytes, url: new URL(ctx.href), parsedBody: request.body })
+      verdict = await authorizeMcpRequest(auth, ctx.req, {
+        maxBodyBytes,
+        url: new URL(ctx.href),
+        parsedBody: request.body,
+        limit: options.limit,
+        audit: options.audit,
+        trustProxy: options.trustProxy,
+      })
     } catch (error) {
       const httpError = error instanceof HttpError ? error : new HttpError(500, 'Internal server error', { cause: error })
       ctx.status = httpError.status
@@ -35,6 +43,11 @@ export function requireBearer(auth: BearerAuth, options: { maxBodyBytes?: number
       return
     }
     ctx.set(verdict.headers)
+    if (verdict.kind === 'limited') {
+      ctx.status = 429
+      ctx.body = verdict.body
+      return
+    }
     if (verdict.kind === 'refused') {
       ctx.status = verdict.status
       ctx.body = verdict.body

@@ -52,6 +52,31 @@ export const resourceSchema = z.strictObject({
    * grant for any of them covers them all.
    */
   aliases: z.array(serverUrl('resource alias')).optional(),
+  /**
+   * Fair use of this MCP server when we serve it (`mcp-auth start`, the gateway): a token bucket
+   * per principal (subject + client), 429 with Retry-After past it; false turns it off. Default
+   * `defaults.observe.limits`. The authorization server itself only passes it on.
+   */
+  rateLimit: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        requestsPerMinute: z.number().positive().optional(),
+        burst: z.number().int().min(1).optional(),
+        /** Tokens a tools/call of the named tool takes (other requests take 1); at most `burst`. */
+        toolCosts: z.record(z.string().min(1), z.number().int().min(0)).optional(),
+        unauthenticatedRequestsPerMinute: z.number().positive().optional(),
+        unauthenticatedBurst: z.number().int().min(1).optional(),
+      }),
+    ])
+    .optional(),
+  /** The audit of MCP calls at this resource: refusals always; allowed calls, and a tool's arguments, when turned on. */
+  audit: z
+    .strictObject({
+      allowedCalls: z.boolean().optional(),
+      includeArguments: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
 })
 
 export type ResourceInput = z.input<typeof resourceSchema>
