@@ -53,6 +53,8 @@ import { authorizationServerStack } from './middleware/authorization-server-stac
 import { createProvider } from './provider/create-provider.js'
 import type { ChildDirectory } from './admin/child-directory.js'
 import { KeyAdmin } from './admin/key-admin.js'
+import { AdminAudit } from './admin/admin-audit.js'
+import { auditProviderEvents } from './provider/audit-provider-events.js'
 import { NodeRegistry } from './admin/node-registry.js'
 import { storageState } from './admin/storage-state.js'
 import { keysView, stateView } from './admin-api/server-views.js'
@@ -176,7 +178,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer)
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -189,6 +191,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
+  observer: Observer,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -205,7 +208,13 @@ async function assemble(
     ...(children !== undefined ? { children } : {}),
   })
   onClose(() => nodes.stop())
-  const keyAdmin = new KeyAdmin({ records: storage.records, dataDir: options.dataDir, accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined })
+  const keyAdmin = new KeyAdmin({
+    records: storage.records,
+    dataDir: options.dataDir,
+    accessTokenAlg: options.accessTokenAlg,
+    shared: connection !== undefined,
+    audit: new AdminAudit(observer),
+  })
   const accounts = new AccountStore(storage.records)
   const accountValues = new AccountValuesStore(storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE))
   // one process: its own bus, so a resource the admin API adds is served at once here too
@@ -256,6 +265,9 @@ async function assemble(
     isBlocked: (clientId) => blocked.isBlocked(clientId),
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
+  // tokens issued and refused, grants revoked, refresh reuse, replays, registrations: the audit trail
+  auditProviderEvents(provider, observer)
+  const audit = new AdminAudit(observer)
   revocations.listen(provider)
   const lastUse = new ClientLastUse(new Adapter(CLIENT_LAST_USE_MODEL), {
     intervalMs: defaults.authServer.admin.clientLastUseIntervalSeconds * 1000,
@@ -322,6 +334,7 @@ async function assemble(
     lastUse,
     passwordLinks,
     ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
+    audit,
   })
   const deleteAccount = async (account: Account, rev?: number): Promise<{ grantsEnded: number }> => {
     const ended = await admin.accounts.delete(account.username, rev)
@@ -426,6 +439,7 @@ async function assemble(
       csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
       adapter: (name) => new Adapter(name),
       limiter,
+      observer,
       ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: { login: upstreamLogin, sessions: upstreamSessions } } : {}),
     }),
   )

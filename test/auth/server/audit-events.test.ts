@@ -1,0 +1,190 @@
+/**
+ * Issue 33 (events): the authorization server's flows record each security event once, with who,
+ * which client, resource and scopes, the address group and the request id; never a secret.
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as oidc from 'openid-client'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createAuthorizationServer, type AuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
+import type { StoredAuditEvent } from '../../../src/observe/audit-event.js'
+import { Observer } from '../../../src/observe/observer.js'
+import { formLogin } from '../../helpers/form-login.js'
+import { pkcePair } from '../../helpers/pkce-pair.js'
+
+const REDIRECT = 'http://127.0.0.1/callback'
+const PASSWORD = 'audit-secret-password-7f3a'
+const insecure = { execute: [oidc.allowInsecureRequests] }
+
+let as: AuthorizationServer
+let server: Server
+let issuer: string
+let dataDir: string
+const events: StoredAuditEvent[] = []
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-audit-'))
+  const observer = new Observer()
+  observer.addAuditObserver((event) => events.push(event))
+  let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | undefined
+  server = createServer((req, res) => handler!(req, res))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  as = await createAuthorizationServer({
+    issuer: origin,
+    dataDir,
+    observer,
+    resources: [{ uri: `${origin}/mcp`, scopes: ['mcp', 'mcp:admin'] }],
+    rateLimits: { loginPerAccount: 3, loginPerAddress: 10_000, registrationPerAddress: 10_000 },
+    refreshTokens: { reuseGraceSeconds: 0 },
+  })
+  issuer = as.issuer
+  handler = observer.observeRequests(as.app.callback())
+  for (const name of ['ann', 'bob', 'cat', 'dan']) await as.accounts.setUser(name, PASSWORD)
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await as.close()
+  await rm(dataDir, { recursive: true, force: true })
+})
+beforeEach(() => {
+  events.length = 0
+})
+
+const ofType = (type: string): StoredAuditEvent[] => events.filter((event) => event.type === type)
+
+/** A public client and an authorization request for it, through the real pages as `username`. */
+async function authorize(username: string, password = PASSWORD, consent: 'allow' | 'deny' = 'allow') {
+  const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+  const { verifier, challenge } = await pkcePair()
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'mcp offline_access',
+    prompt: 'consent',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  })
+  events.length = 0
+  const result = await formLogin(url, { username, password, redirectUri: REDIRECT, consent }).catch((error: unknown) => error as Error)
+  return { config, verifier, result, clientId: config.clientMetadata().client_id }
+}
+
+describe('sign-in and consent events', () => {
+  it('records a sign-in that succeeded and the consent given, once each, naming the account and the client', async () => {
+    const { clientId, result } = await authorize('ann')
+    expect(result).not.toBeInstanceOf(Error)
+    const [signIn, ...moreSignIns] = ofType('sign-in.succeeded')
+    expect(moreSignIns).toHaveLength(0)
+    expect(signIn).toMatchObject({ result: 'success', username: 'ann', clientId, addressGroup: '127.0.0.1', details: { factor: 'password' } })
+    expect(signIn!.subject).toBe((await as.accounts.findByUsername('ann'))!.id)
+    expect(signIn!.requestId).toMatch(/\S/)
+    const consents = ofType('consent.given')
+    expect(consents).toHaveLength(1)
+    expect(consents[0]).toMatchObject({ subject: signIn!.subject, clientId, resource: `${issuer}/mcp` })
+    expect(consents[0]!.scopes).toContain('mcp')
+  })
+
+  it('records a failed sign-in with the name typed and invalid_credentials, never the password', async () => {
+    const { result, clientId } = await authorize('bob', 'wrong-password-c0ffee')
+    expect(result).toBeInstanceOf(Error)
+    expect(ofType('sign-in.failed')).toEqual([
+      expect.objectContaining({ result: 'failure', reason: 'invalid_credentials', username: 'bob', clientId, details: { factor: 'password' } }),
+    ])
+    expect(ofType('sign-in.succeeded')).toHaveLength(0)
+    // an unknown name reads the same
+    await authorize('nobody-here', 'wrong-password-c0ffee')
+    expect(ofType('sign-in.failed')).toEqual([expect.objectContaining({ reason: 'invalid_credentials', username: 'nobody-here' })])
+    expect(JSON.stringify(events)).not.toContain('c0ffee')
+  })
+
+  it('records sign-ins refused by the per-account limit as rate-limited', async () => {
+    for (let i = 0; i < 3; i++) await authorize('dan', 'wrong-password-c0ffee')
+    await authorize('dan')
+    expect(ofType('sign-in.rate-limited')).toEqual([expect.objectContaining({ result: 'refused', reason: 'too_many_attempts_per_account', username: 'dan' })])
+    expect(ofType('sign-in.succeeded')).toHaveLength(0)
+  })
+
+  it('records a consent the person denied', async () => {
+    const { result, clientId } = await authorize('cat', PASSWORD, 'deny')
+    expect(result).not.toBeInstanceOf(Error)
+    expect(ofType('consent.denied')).toEqual([expect.objectContaining({ result: 'refused', reason: 'user_denied', clientId })])
+    expect(ofType('consent.given')).toHaveLength(0)
+  })
+})
+
+describe('token events', () => {
+  it('records tokens issued for a code and a refresh, a refresh token reused, and the grant it revoked', async () => {
+    const { config, verifier, result, clientId } = await authorize('ann')
+    if (result instanceof Error) throw result
+    events.length = 0
+    const tokens = await oidc.authorizationCodeGrant(config, result.callback, { pkceCodeVerifier: verifier })
+    const subject = (await as.accounts.findByUsername('ann'))!.id
+    expect(ofType('token.issued')).toEqual([
+      expect.objectContaining({ result: 'success', clientId, subject, resource: `${issuer}/mcp`, details: { grant_type: 'authorization_code', refresh_token: true } }),
+    ])
+    await oidc.refreshTokenGrant(config, tokens.refresh_token!)
+    expect(ofType('token.issued').map((event) => event.details?.['grant_type'])).toEqual(['authorization_code', 'refresh_token'])
+    events.length = 0
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+    expect(ofType('refresh-token.reuse-detected')).toEqual([expect.objectContaining({ result: 'refused', clientId, subject })])
+    expect(ofType('grant.revoked')).toEqual([expect.objectContaining({ reason: 'refresh-token-reuse', clientId, subject })])
+    expect(ofType('token.refused')).toEqual([expect.objectContaining({ reason: 'invalid_grant', details: { grant_type: 'refresh_token' } })])
+    const serialized = JSON.stringify(events)
+    for (const secret of [tokens.access_token, tokens.refresh_token!]) expect(serialized).not.toContain(secret.slice(0, 12))
+  })
+
+  it('records a client_credentials token with its request id, and a refused one with the OAuth error code', async () => {
+    const client = await as.addClient({
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_post',
+      scope: 'mcp',
+    })
+    events.length = 0
+    const ask = (secret: string) =>
+      fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: secret, resource: `${issuer}/mcp` }),
+      })
+    const ok = await ask(client.client_secret!)
+    expect(ok.status).toBe(200)
+    await ok.body?.cancel()
+    expect(ofType('token.issued')).toEqual([
+      expect.objectContaining({
+        clientId: client.client_id,
+        resource: `${issuer}/mcp`,
+        scopes: ['mcp'],
+        requestId: ok.headers.get('x-request-id'),
+        details: { grant_type: 'client_credentials', refresh_token: false },
+      }),
+    ])
+    const refused = await ask('not-the-secret')
+    expect(refused.status).toBe(401)
+    await refused.body?.cancel()
+    expect(ofType('token.refused')).toEqual([expect.objectContaining({ result: 'refused', reason: 'invalid_client', requestId: refused.headers.get('x-request-id') })])
+    expect(JSON.stringify(events)).not.toContain(client.client_secret!.slice(0, 12))
+  })
+
+  it('records a grant revoked at the revocation endpoint as the client, and one an administrator ended as the administrator', async () => {
+    const { config, verifier, result, clientId } = await authorize('bob')
+    if (result instanceof Error) throw result
+    const tokens = await oidc.authorizationCodeGrant(config, result.callback, { pkceCodeVerifier: verifier })
+    events.length = 0
+    await oidc.tokenRevocation(config, tokens.refresh_token!)
+    expect(ofType('grant.revoked')).toEqual([expect.objectContaining({ reason: 'revoked-by-client', clientId, actor: { clientId, channel: 'http' } })])
+
+    const second = await authorize('bob')
+    if (second.result instanceof Error) throw second.result
+    await oidc.authorizationCodeGrant(second.config, second.result.callback, { pkceCodeVerifier: second.verifier })
+    const [grant] = await as.grants.list({ clientId: second.clientId })
+    events.length = 0
+    expect(await as.grants.revoke(grant!.grantId)).toBe(true)
+    expect(ofType('grant.revoked')).toEqual([expect.objectContaining({ reason: 'administrator', clientId: second.clientId })])
+  })
+})
