@@ -76,13 +76,10 @@ async function recordSignIn(ctx: Context, { deps, uid }: StepContext, username: 
   const facts = {
     ...requestFacts(ctx),
     ...(typeof clientId === 'string' ? { clientId } : {}),
-    ...(username !== '' ? { username: username.slice(0, MAX_RECORDED_USERNAME) } : {}),
+    ...(username !== '' ? { username: username.slice(0, defaults.observe.events.maxRecordedUsernameLength) } : {}),
     details: { factor: 'password' },
   }
   if ('account' in outcome) deps.observer.audit({ type: 'sign-in.succeeded', result: 'success', subject: outcome.account.id, ...facts, username: outcome.account.username })
   else if (outcome.refused === 429) deps.observer.audit({ type: 'sign-in.rate-limited', result: 'refused', reason: `too_many_attempts_per_${outcome.per}`, ...facts })
   else deps.observer.audit({ type: 'sign-in.failed', result: 'failure', reason: 'invalid_credentials', ...facts })
 }
-
-/** The longest name typed that an event keeps: a form field is outside input. */
-const MAX_RECORDED_USERNAME = 256
