@@ -7,6 +7,8 @@ import type { AddressInfo } from 'node:net'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import * as oidc from 'openid-client'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createAuthorizationServer, type AuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
@@ -186,5 +188,95 @@ describe('token events', () => {
     events.length = 0
     expect(await as.grants.revoke(grant!.grantId)).toBe(true)
     expect(ofType('grant.revoked')).toEqual([expect.objectContaining({ reason: 'administrator', clientId: second.clientId })])
+  })
+})
+
+describe('replay events', () => {
+  it('records a DPoP proof used twice at the token endpoint once, beside the token refused', async () => {
+    const client = await as.addClient({
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'client_secret_post',
+      scope: 'mcp',
+    })
+    const { privateKey, publicKey } = await generateKeyPair('ES256')
+    const jwk = await exportJWK(publicKey)
+    const proof = (nonce?: string) =>
+      new SignJWT({ jti: randomUUID(), htm: 'POST', htu: `${issuer}/token`, iat: Math.floor(Date.now() / 1000), ...(nonce !== undefined ? { nonce } : {}) })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(privateKey)
+    const ask = async (dpop: string) => {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop },
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret!, resource: `${issuer}/mcp` }),
+      })
+      await response.body?.cancel()
+      return response
+    }
+    const nonce = (await ask(await proof())).headers.get('dpop-nonce')!
+    const once = await proof(nonce)
+    expect((await ask(once)).status).toBe(200)
+    events.length = 0
+    const replay = await ask(once)
+    expect(replay.status).toBe(400)
+    expect(ofType('dpop.replay-refused')).toEqual([
+      expect.objectContaining({
+        result: 'refused',
+        reason: 'invalid_grant',
+        clientId: client.client_id,
+        requestId: replay.headers.get('x-request-id'),
+        details: { endpoint: 'grant', grant_type: 'client_credentials' },
+      }),
+    ])
+    expect(ofType('token.refused')).toHaveLength(1)
+    expect(ofType('assertion.replay-refused')).toHaveLength(0)
+    expect(JSON.stringify(events)).not.toContain(once.slice(0, 24))
+  })
+
+  it('records a client assertion (private_key_jwt) used twice once', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256')
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' }
+    const client = await as.addClient({
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: { keys: [jwk] },
+      scope: 'mcp',
+    })
+    const now = Math.floor(Date.now() / 1000)
+    const assertion = await new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(client.client_id)
+      .setSubject(client.client_id)
+      .setAudience(issuer)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 60)
+      .sign(privateKey)
+    const ask = async () => {
+      const response = await fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          client_assertion: assertion,
+          resource: `${issuer}/mcp`,
+        }),
+      })
+      await response.body?.cancel()
+      return response.status
+    }
+    expect(await ask()).toBe(200)
+    events.length = 0
+    expect(await ask()).toBe(401)
+    expect(ofType('assertion.replay-refused')).toEqual([
+      expect.objectContaining({ result: 'refused', reason: 'invalid_client', details: { endpoint: 'grant', grant_type: 'client_credentials' } }),
+    ])
+    expect(ofType('token.refused')).toEqual([expect.objectContaining({ reason: 'invalid_client' })])
+    expect(JSON.stringify(events)).not.toContain(assertion.slice(-24))
   })
 })
