@@ -54,7 +54,7 @@ import { createProvider } from './provider/create-provider.js'
 import type { ChildDirectory } from './admin/child-directory.js'
 import { KeyAdmin } from './admin/key-admin.js'
 import { AdminAudit } from './admin/admin-audit.js'
-import { auditProviderEvents } from './provider/audit-provider-events.js'
+import { auditMetadataDocumentClient, auditProviderEvents } from './provider/audit-provider-events.js'
 import { NodeRegistry } from './admin/node-registry.js'
 import { storageState } from './admin/storage-state.js'
 import { keysView, stateView } from './admin-api/server-views.js'
@@ -274,7 +274,7 @@ async function assemble(
     max: defaults.authServer.admin.keptClientLastUses,
     retentionSeconds: defaults.authServer.admin.clientLastUseRetentionSeconds,
   })
-  lastUse.listen(provider)
+  lastUse.listen(provider, auditMetadataDocumentClient(observer))
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {
     await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {

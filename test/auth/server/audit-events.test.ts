@@ -280,3 +280,62 @@ describe('replay events', () => {
     expect(JSON.stringify(events)).not.toContain(assertion.slice(-24))
   })
 })
+
+describe('a client known by its metadata document', () => {
+  it('records its first use as its registration, once', async () => {
+    const clientId = 'https://client.example/cimd.json'
+    const document = { client_id: clientId, client_name: 'Document Client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }
+    const observer = new Observer()
+    const seen: StoredAuditEvent[] = []
+    observer.addAuditObserver((event) => seen.push(event))
+    const cimdDir = await mkdtemp(join(tmpdir(), 'mcp-auth-audit-cimd-'))
+    const cimdServer = createServer()
+    await new Promise<void>((resolve) => cimdServer.listen(0, '127.0.0.1', resolve))
+    const origin = `http://127.0.0.1:${(cimdServer.address() as AddressInfo).port}`
+    const cimd = await createAuthorizationServer({
+      issuer: origin,
+      dataDir: cimdDir,
+      observer,
+      resources: [{ uri: `${origin}/mcp`, scopes: ['mcp'] }],
+      rateLimits: false,
+      clientIdMetadataDocuments: { allowPrivateAddresses: true },
+      // the document, as its https URL would serve it
+      fetch: async (url) =>
+        url === clientId
+          ? new Response(JSON.stringify(document), { headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' } })
+          : new Response(null, { status: 404 }),
+    })
+    cimdServer.on('request', observer.observeRequests(cimd.app.callback()))
+    try {
+      await cimd.accounts.setUser('gil', PASSWORD)
+      for (let i = 0; i < 2; i++) {
+        const { verifier, challenge } = await pkcePair()
+        const url = `${origin}/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256' })}`
+        const { callback } = await formLogin(url, { username: 'gil', password: PASSWORD, redirectUri: REDIRECT })
+        const token = await fetch(`${origin}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code: callback.searchParams.get('code')!,
+            client_id: clientId,
+            code_verifier: verifier,
+            redirect_uri: REDIRECT,
+          }),
+        })
+        expect(token.status).toBe(200)
+        await token.body?.cancel()
+      }
+      await expect.poll(() => seen.filter((event) => event.type === 'client.registered').length).toBe(1)
+      expect(seen.filter((event) => event.type === 'client.registered')).toEqual([
+        expect.objectContaining({ clientId, addressGroup: '127.0.0.1', details: { origin: 'metadata-document' } }),
+      ])
+      expect(seen.filter((event) => event.type === 'token.issued')).toHaveLength(2)
+    } finally {
+      cimdServer.closeAllConnections()
+      await new Promise<void>((resolve) => cimdServer.close(() => resolve()))
+      await cimd.close()
+      await rm(cimdDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -162,6 +162,14 @@ export function auditProviderEvents(provider: Provider, observer: Observer): voi
   })
 }
 
+/**
+ * What ClientLastUse calls on a metadata-document client's first use: its registration, as far
+ * as the server knows one (CIMD clients register by being used), as `client.registered`.
+ */
+export function auditMetadataDocumentClient(observer: Observer): (ctx: KoaContextWithOIDC, clientId: string) => void {
+  return (ctx, clientId) => observer.audit({ type: 'client.registered', result: 'success', clientId, ...requestFacts(ctx), details: { origin: 'metadata-document' } })
+}
+
 /** The grant type of a token request, known ones by name (outside input: never an unbounded value). */
 function grantType(ctx: KoaContextWithOIDC): string {
   const value = ctx.oidc?.params?.['grant_type']
