@@ -16,6 +16,7 @@ import type { StoredAuditEvent } from '../../../src/observe/audit-event.js'
 import { Observer } from '../../../src/observe/observer.js'
 import { formLogin } from '../../helpers/form-login.js'
 import { pkcePair } from '../../helpers/pkce-pair.js'
+import { startUpstreamPair } from '../../helpers/upstream-pair.js'
 
 const REDIRECT = 'http://127.0.0.1/callback'
 const PASSWORD = 'audit-secret-password-7f3a'
@@ -336,6 +337,35 @@ describe('a client known by its metadata document', () => {
       await new Promise<void>((resolve) => cimdServer.close(() => resolve()))
       await cimd.close()
       await rm(cimdDir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('a sign-in delegated to an upstream identity provider', () => {
+  it('records the upstream factor: a sign-in that came back signed in, and one the provider refused', async () => {
+    const pair = await startUpstreamPair({ user: { username: 'ursula', password: 'ursula password 1' } })
+    const seen: StoredAuditEvent[] = []
+    pair.stack.as.observer.addAuditObserver((event) => seen.push(event))
+    try {
+      const signIn = async (consent: 'allow' | 'deny') => {
+        const config = await oidc.dynamicClientRegistration(new URL(pair.stack.origin), { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+        const { challenge } = await pkcePair()
+        const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256' })
+        await formLogin(url, { username: 'ursula', password: 'ursula password 1', redirectUri: REDIRECT, consent })
+        return config.clientMetadata().client_id
+      }
+      // denied at the upstream provider's consent page (its first for our server): it sends access_denied back
+      const denied = await signIn('deny')
+      expect(seen.filter((event) => event.type.startsWith('sign-in.'))).toEqual([
+        expect.objectContaining({ type: 'sign-in.failed', result: 'failure', reason: 'access_denied', clientId: denied, details: { factor: 'upstream' } }),
+      ])
+      seen.length = 0
+      const allowed = await signIn('allow')
+      expect(seen.filter((event) => event.type.startsWith('sign-in.'))).toEqual([
+        expect.objectContaining({ type: 'sign-in.succeeded', clientId: allowed, username: 'ursula', details: { factor: 'upstream' } }),
+      ])
+    } finally {
+      await pair.stop()
     }
   })
 })
