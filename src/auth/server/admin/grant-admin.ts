@@ -22,7 +22,7 @@ export interface GrantSummary {
 }
 
 /** What ended a grant an administration action ended (the audit trail's `grant.revoked` reason). */
-export type GrantEndReason = 'administrator' | 'user' | 'account-disabled' | 'account-deleted' | 'client-blocked' | 'client-removed' | 'password-changed'
+export type GrantEndReason = 'administrator' | 'user' | 'account-disabled' | 'account-deleted' | 'client-blocked' | 'client-removed'
 
 /** Models that carry a grant's tokens and codes. */
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']

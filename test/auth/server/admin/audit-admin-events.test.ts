@@ -10,6 +10,8 @@ import { Observer } from '../../../../src/observe/observer.js'
 import { adminCall, adminToken } from '../../../helpers/admin-api.js'
 import { startAuthServer } from '../../../helpers/auth-server.js'
 import { runCli } from '../../../helpers/cli-process.js'
+import { ConsoleVisitor } from '../../../helpers/console-browser.js'
+import { authorizeWithForm } from '../../../helpers/form-login.js'
 import { startProtectedStack, type ProtectedStack } from '../../../helpers/protected-stack.js'
 
 const root = { username: 'root', password: 'root password 1' }
@@ -101,6 +103,31 @@ describe('administration events through the admin API', () => {
     events.length = 0
     expect((await adminCall(stack.origin, token, 'POST', '/keys/rotate')).status).toBe(200)
     expect(ofType('keys.rotated')).toEqual([expect.objectContaining({ result: 'success', actor: byRoot })])
+  })
+})
+
+describe('administration events through the console', () => {
+  it('names the administrator of the console, and the person who ended their own grant', async () => {
+    const rootBrowser = new ConsoleVisitor(stack.origin, root)
+    const created = await rootBrowser.submit('/admin/accounts', 'create', { username: 'gus', password: 'gus password 1' })
+    expect(created.status).toBe(200)
+    const disabled = await rootBrowser.submit('/admin/accounts/gus', 'disable')
+    expect(disabled.status).toBe(200)
+    const byConsole = expect.objectContaining({ subject: rootId, username: 'root', channel: 'console' })
+    expect(ofType('account.created')).toEqual([expect.objectContaining({ username: 'gus', actor: byConsole })])
+    expect(ofType('account.disabled')).toEqual([expect.objectContaining({ username: 'gus', actor: byConsole })])
+
+    const lee = { username: 'lee', password: 'lee password 1' }
+    const leeId = (await stack.as.accounts.setUser(lee.username, lee.password, {}, ['mcp'])).id
+    await authorizeWithForm(stack.origin, lee, 'http://127.0.0.1:9/callback')
+    const grant = (await stack.as.administration.grants.list({ username: 'lee' })).find((candidate) => candidate.clientId !== 'mcp-auth-console')!
+    const leeBrowser = new ConsoleVisitor(stack.origin, lee)
+    await leeBrowser.open('/account')
+    events.length = 0
+    await leeBrowser.submit('/account', `revoke-${grant.clientId}`)
+    expect(ofType('grant.revoked')).toEqual([
+      expect.objectContaining({ reason: 'user', subject: leeId, clientId: grant.clientId, actor: { subject: leeId, username: 'lee', channel: 'console' } }),
+    ])
   })
 })
 
