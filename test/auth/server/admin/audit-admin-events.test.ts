@@ -3,6 +3,7 @@
  * naming who did it whichever way it came: the admin API's caller, the CLI's operating-system
  * user (its local-file mode, as a child process).
  */
+import { rm } from 'node:fs/promises'
 import { userInfo } from 'node:os'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { AuditEvent, StoredAuditEvent } from '../../../../src/observe/audit-event.js'
@@ -13,6 +14,7 @@ import { runCli } from '../../../helpers/cli-process.js'
 import { ConsoleVisitor } from '../../../helpers/console-browser.js'
 import { authorizeWithForm } from '../../../helpers/form-login.js'
 import { startProtectedStack, type ProtectedStack } from '../../../helpers/protected-stack.js'
+import { startRedisServer } from '../../../helpers/redis-server.js'
 
 const root = { username: 'root', password: 'root password 1' }
 const events: StoredAuditEvent[] = []
@@ -155,6 +157,29 @@ describe('administration events through the CLI', () => {
       expect(auditLines(quiet.stderr)).toEqual([])
     } finally {
       await s.stop(true)
+    }
+  })
+})
+
+describe('administration events through the CLI on Redis', () => {
+  it('names the operating-system user of the direct Redis mode', async () => {
+    const redis = await startRedisServer()
+    const s = await startAuthServer({ redis: redis.url })
+    try {
+      await s.as.accounts.setUser('hal', 'hal password 1')
+      await s.stop()
+      const env = { MCP_AUTH_LOG_LEVEL: 'info' }
+      const disabled = await runCli(['users', 'disable', 'hal', '--redis', redis.url, '--data-dir', s.dataDir], { env })
+      expect(disabled.code).toBe(0)
+      const removed = await runCli(['resources', 'remove', 'https://none.example/mcp', '--redis', redis.url, '--data-dir', s.dataDir], { env })
+      const recorded = auditLines(disabled.stderr)
+      expect(recorded).toEqual([expect.objectContaining({ type: 'account.disabled', username: 'hal', actor: { osUser: userInfo().username, channel: 'cli-redis' } })])
+      // nothing removed, nothing recorded
+      expect(removed.code).not.toBe(0)
+      expect(auditLines(removed.stderr)).toEqual([])
+    } finally {
+      await rm(s.dataDir, { recursive: true, force: true })
+      await redis.stop()
     }
   })
 })
