@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { Context } from 'koa'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import type Provider from 'oidc-provider'
 import type { AuditEvent } from '../../../observe/audit-event.js'
@@ -44,9 +44,9 @@ interface TokenFacts {
 }
 
 /** Who, where from and which request, for every event of a request oidc-provider answered. */
-export function requestFacts(ctx: { req: IncomingMessage; ip: string; socket: { remoteAddress?: string | undefined } }): Pick<AuditEvent, 'requestId' | 'addressGroup'> {
+export function requestFacts(ctx: Context): Pick<AuditEvent, 'requestId' | 'addressGroup'> {
   const id = requestRecord(ctx.req)?.id
-  return { addressGroup: clientAddress(ctx as never), ...(id !== undefined ? { requestId: id } : {}) }
+  return { addressGroup: clientAddress(ctx), ...(id !== undefined ? { requestId: id } : {}) }
 }
 
 /**
