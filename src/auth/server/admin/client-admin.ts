@@ -5,6 +5,7 @@ import type { OidcAdapter, OidcPayload } from '../../../storage/types.js'
 import type { BlockedClients } from '../stores/blocked-clients.js'
 import { AdminAudit } from './admin-audit.js'
 import { AdminError } from './admin-error.js'
+import { isMetadataDocumentId } from './metadata-document-id.js'
 import type { ClientLastUse, ClientLastUseEntry } from './client-last-use.js'
 import type { GrantAdmin } from './grant-admin.js'
 
@@ -44,12 +45,7 @@ export interface AddedClient {
   client_secret?: string
 }
 
-/** A client_id that names a client ID metadata document (an https URL with a path). */
-export function isMetadataDocumentId(clientId: string): boolean {
-  if (!URL.canParse(clientId)) return false
-  const url = new URL(clientId)
-  return url.protocol === 'https:' && url.pathname !== '/' && url.hash === ''
-}
+export { isMetadataDocumentId }
 
 /**
  * The registered clients, as an administrator manages them (`mcp-auth clients`, the admin API):

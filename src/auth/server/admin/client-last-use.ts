@@ -1,5 +1,5 @@
 import type Provider from 'oidc-provider'
-import { isMetadataDocumentId } from './client-admin.js'
+import { isMetadataDocumentId } from './metadata-document-id.js'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { OidcAdapter } from '../../../storage/types.js'
 import { BoundedMap } from '../../../collections/bounded-map.js'
