@@ -17,6 +17,8 @@ import { Observer } from '../../../src/observe/observer.js'
 import { formLogin } from '../../helpers/form-login.js'
 import { pkcePair } from '../../helpers/pkce-pair.js'
 import { startUpstreamPair } from '../../helpers/upstream-pair.js'
+import { startAuthServer } from '../../helpers/auth-server.js'
+import { startRedisServer } from '../../helpers/redis-server.js'
 
 const REDIRECT = 'http://127.0.0.1/callback'
 const PASSWORD = 'audit-secret-password-7f3a'
@@ -366,6 +368,38 @@ describe('a sign-in delegated to an upstream identity provider', () => {
       ])
     } finally {
       await pair.stop()
+    }
+  })
+})
+
+describe('two nodes on one Redis', () => {
+  it('record a metadata-document client registered once between them, whichever node sees it first', async () => {
+    const redis = await startRedisServer()
+    const clientId = 'https://client.example/two-nodes.json'
+    const document = { client_id: clientId, client_name: 'Two Nodes', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }
+    const fetchDocument = async (url: string) =>
+      url === clientId ? new Response(JSON.stringify(document), { headers: { 'content-type': 'application/json' } }) : new Response(null, { status: 404 })
+    const sharedDir = await mkdtemp(join(tmpdir(), 'mcp-auth-audit-nodes-'))
+    const options = { dataDir: sharedDir, redis: { url: redis.url, prefix: 'events:' }, clientIdMetadataDocuments: { allowPrivateAddresses: true }, fetch: fetchDocument }
+    const nodes = [await startAuthServer(options), await startAuthServer(options)]
+    // one trail for both, as the Redis stream is
+    const trail: StoredAuditEvent[] = []
+    for (const node of nodes) node.as.observer.addAuditObserver((event) => trail.push(event))
+    try {
+      await nodes[0]!.as.accounts.setUser('ivy', PASSWORD)
+      for (const node of [...nodes, ...nodes]) {
+        const { challenge } = await pkcePair()
+        const url = `${node.origin}/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'mcp', code_challenge: challenge, code_challenge_method: 'S256' })}`
+        const { callback } = await formLogin(url, { username: 'ivy', password: PASSWORD, redirectUri: REDIRECT })
+        expect(callback.searchParams.get('code')).toBeTypeOf('string')
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      expect(trail.filter((event) => event.type === 'client.registered')).toEqual([expect.objectContaining({ clientId, details: { origin: 'metadata-document' } })])
+      expect(trail.filter((event) => event.type === 'sign-in.succeeded')).toHaveLength(4)
+    } finally {
+      await Promise.all(nodes.map((node) => node.stop()))
+      await rm(sharedDir, { recursive: true, force: true })
+      await redis.stop()
     }
   })
 })
