@@ -194,6 +194,31 @@ describe('token events', () => {
   })
 })
 
+describe('registration events', () => {
+  it('records a dynamic registration and the client deleting itself, once each, never the registration access token', async () => {
+    const registered = await fetch(`${issuer}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', scope: 'mcp' }),
+    })
+    expect(registered.status).toBe(201)
+    const body = (await registered.json()) as { client_id: string; registration_access_token: string; registration_client_uri: string }
+    expect(ofType('client.registered')).toEqual([
+      expect.objectContaining({
+        clientId: body.client_id,
+        scopes: ['mcp'],
+        addressGroup: '127.0.0.1',
+        requestId: registered.headers.get('x-request-id'),
+        details: expect.objectContaining({ origin: 'dynamic' }),
+      }),
+    ])
+    const deleted = await fetch(body.registration_client_uri, { method: 'DELETE', headers: { authorization: `Bearer ${body.registration_access_token}` } })
+    expect(deleted.status).toBe(204)
+    expect(ofType('client.removed')).toEqual([expect.objectContaining({ clientId: body.client_id, actor: { clientId: body.client_id, channel: 'http' } })])
+    expect(JSON.stringify(events)).not.toContain(body.registration_access_token.slice(0, 12))
+  })
+})
+
 describe('replay events', () => {
   it('records a DPoP proof used twice at the token endpoint once, beside the token refused', async () => {
     const client = await as.addClient({

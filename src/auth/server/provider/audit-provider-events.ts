@@ -160,6 +160,17 @@ export function auditProviderEvents(provider: Provider, observer: Observer): voi
       details: { origin: 'dynamic', ...(client.tokenEndpointAuthMethod !== undefined ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}) },
     })
   })
+  // a dynamically registered client deleting itself at its registration management endpoint (RFC 7592)
+  provider.on('registration_delete.success', (ctx: KoaContextWithOIDC, client: { clientId: string }) => {
+    observer.audit({
+      type: 'client.removed',
+      result: 'success',
+      clientId: client.clientId,
+      actor: { clientId: client.clientId, channel: 'http' },
+      ...requestFacts(ctx),
+      details: { origin: 'dynamic' },
+    })
+  })
 }
 
 /**
