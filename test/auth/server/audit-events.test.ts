@@ -19,6 +19,7 @@ import { pkcePair } from '../../helpers/pkce-pair.js'
 import { startUpstreamPair } from '../../helpers/upstream-pair.js'
 import { startAuthServer } from '../../helpers/auth-server.js'
 import { startRedisServer } from '../../helpers/redis-server.js'
+import { startProtectedStack } from '../../helpers/protected-stack.js'
 
 const REDIRECT = 'http://127.0.0.1/callback'
 const PASSWORD = 'audit-secret-password-7f3a'
@@ -425,6 +426,65 @@ describe('two nodes on one Redis', () => {
       await Promise.all(nodes.map((node) => node.stop()))
       await rm(sharedDir, { recursive: true, force: true })
       await redis.stop()
+    }
+  })
+})
+
+describe('the JWT bearer grant', () => {
+  it('records the token issued for the mapped client and the account, and an assertion replayed', async () => {
+    const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+    const ci = await generateKeyPair('ES256')
+    const stack = await startProtectedStack({
+      as: {
+        clients: [{ client_id: 'deployer', token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER], response_types: [], redirect_uris: [], scope: 'mcp' }],
+        jwtBearer: {
+          issuers: [
+            {
+              issuer: 'https://ci.example.com',
+              jwks: { keys: [{ ...(await exportJWK(ci.publicKey)), kid: 'ci1', alg: 'ES256' }] },
+              subjects: { 'repo:acme/app': { client: 'deployer' }, 'job:nightly': { account: 'demo' } },
+            },
+          ],
+        },
+      },
+    })
+    const seen: StoredAuditEvent[] = []
+    stack.as.observer.addAuditObserver((event) => seen.push(event))
+    const assertion = (sub: string) => {
+      const now = Math.floor(Date.now() / 1000)
+      return new SignJWT({ sub, aud: stack.origin, jti: randomUUID(), iat: now, exp: now + 300 })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer('https://ci.example.com')
+        .sign(ci.privateKey)
+    }
+    const grant = async (jwt: string) => {
+      const response = await fetch(`${stack.origin}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: jwt, client_id: 'deployer', resource: `${stack.origin}/mcp` }),
+      })
+      await response.body?.cancel()
+      return response.status
+    }
+    try {
+      const once = await assertion('repo:acme/app')
+      expect(await grant(once)).toBe(200)
+      expect(await grant(await assertion('job:nightly'))).toBe(200)
+      const demo = (await stack.as.accounts.findByUsername('demo'))!.id
+      expect(seen.filter((event) => event.type === 'token.issued')).toEqual([
+        expect.objectContaining({ clientId: 'deployer', resource: `${stack.origin}/mcp`, scopes: ['mcp'], details: { grant_type: JWT_BEARER, refresh_token: false } }),
+        expect.objectContaining({ clientId: 'deployer', subject: demo, resource: `${stack.origin}/mcp`, details: { grant_type: JWT_BEARER, refresh_token: false } }),
+      ])
+      expect(seen.find((event) => event.type === 'token.issued')!.subject).toBeUndefined()
+      seen.length = 0
+      expect(await grant(once)).toBe(400)
+      expect(seen.map((event) => [event.type, event.reason])).toEqual([
+        ['token.refused', 'invalid_grant'],
+        ['assertion.replay-refused', 'invalid_grant'],
+      ])
+      expect(JSON.stringify(seen)).not.toContain(once.slice(-24))
+    } finally {
+      await stack.stop()
     }
   })
 })
