@@ -441,7 +441,7 @@ describe('the JWT bearer grant', () => {
           issuers: [
             {
               issuer: 'https://ci.example.com',
-              jwks: { keys: [{ ...(await exportJWK(ci.publicKey)), kid: 'ci1', alg: 'ES256' }] },
+              jwks: { keys: [{ ...(await exportJWK(ci.publicKey)), kty: 'EC', kid: 'ci1', alg: 'ES256' }] },
               subjects: { 'repo:acme/app': { client: 'deployer' }, 'job:nightly': { account: 'demo' } },
             },
           ],
