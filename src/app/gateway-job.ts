@@ -144,7 +144,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
   // known once the authorization server (ours, or the gateway's own store) is open: the children start after
   const late: Late = { accountValues: options.accountValues, signer: undefined }
   // every child, listed for the admin API (GET /children, DELETE /children/{id})
-  const children = new GatewayChildren()
+  const children = new GatewayChildren(options.observer !== undefined ? { observer: options.observer } : {})
   const mounts = options.servers === undefined ? [rootMount(options, late, log, children)] : options.servers.map((server) => serverMount(options, server, late, log, children))
   const closeHosts = async () => {
     await Promise.all(mounts.map((mount) => mount.host.close()))

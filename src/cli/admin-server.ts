@@ -1,4 +1,8 @@
 import { access } from 'node:fs/promises'
+import { userInfo } from 'node:os'
+import { actingAs, AdminAudit, type AdminOrigin } from '../auth/server/admin/admin-audit.js'
+import { createLog, logLevelFromEnv } from '../observe/log.js'
+import { Observer } from '../observe/observer.js'
 import { join } from 'node:path'
 import type { AuthorizationServer } from '../auth/server/create-authorization-server.js'
 import type { AuthorizationServerOptions } from '../auth/server/options.js'
@@ -73,11 +77,49 @@ export async function deploymentStore(values: Record<string, string | boolean | 
 export interface AdminRecords {
   records: RecordStore
   bus?: MessageBus
+  /** Records what the command did in the audit trail, as the operating-system user's. */
+  audit: Pick<AdminAudit, 'record'>
   close(): Promise<void>
+}
+
+/**
+ * The operator at this shell as the audit trail names them: the operating-system user, and the
+ * way the command acted (the data directory's file, or the deployment's Redis).
+ */
+export function cliOrigin(target: Pick<AdminTarget, 'redis'>): AdminOrigin {
+  return { actor: { osUser: osUser(), channel: target.redis !== undefined ? 'cli-redis' : 'cli-local' } }
+}
+
+/** The login name, or the uid when the system has no name for it (a container's user without a passwd entry). */
+function osUser(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return process.env['USER'] ?? `uid ${process.getuid?.() ?? 'unknown'}`
+  }
+}
+
+/**
+ * The command's observer: its audit events kept where the servers keep theirs; its log on stderr,
+ * quiet (`warn`) unless MCP_AUTH_LOG_LEVEL asks for more (stdout carries the command's answer).
+ */
+export function cliObserver(): Observer {
+  return new Observer({ log: createLog({ level: logLevelFromEnv() ?? 'warn', format: 'json' }) })
 }
 
 /** Opens the record store the servers read (see {@link adminTarget}); embedded storage admits one process. */
 export async function openAdminRecords(target: AdminTarget): Promise<AdminRecords> {
+  return { ...(await openRecords(target)), audit: cliAudit(target) }
+}
+
+/** The audit of a command that acts on the store without a server: its events as the operator's at this shell. */
+export function cliAudit(target: Pick<AdminTarget, 'redis'>): Pick<AdminAudit, 'record'> {
+  const audit = new AdminAudit(cliObserver())
+  const origin = cliOrigin(target)
+  return { record: (event) => actingAs(origin, () => audit.record(event)) }
+}
+
+async function openRecords(target: AdminTarget): Promise<Omit<AdminRecords, 'audit'>> {
   if (target.redis === undefined) {
     const { createLowdbStorage } = await import('../storage/lowdb-storage.js')
     const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) }).catch(refuseBesideServer)
@@ -115,9 +157,10 @@ export async function withAdminServer<T>(values: Record<string, string | boolean
     })
   }
   const { createAuthorizationServer } = await import('../auth/server/create-authorization-server.js')
-  const as = await createAuthorizationServer({ ...config, dataDir, ...(redis !== undefined ? { redis } : {}) }).catch(refuseBesideServer)
+  const as = await createAuthorizationServer({ ...config, dataDir, ...(redis !== undefined ? { redis } : {}), observer: cliObserver() }).catch(refuseBesideServer)
   try {
-    return await run(as)
+    // every administration event of the command names the operator at this shell
+    return await actingAs(cliOrigin({ ...(redis !== undefined ? { redis } : {}) }), () => run(as))
   } finally {
     await as.close()
   }

@@ -966,7 +966,14 @@ export const defaults = {
       followBacklog: 10,
     },
     // ---- the audit events: what is recorded by default ----
-    events: {},
+    events: {
+      /**
+       * Longest username a failed or rate-limited sign-in event keeps (characters) of what was
+       * typed: the name tells an operator which account is being guessed, but the form field is
+       * outside input, and one event must not carry a megabyte. 256 holds any real name.
+       */
+      maxRecordedUsernameLength: 256,
+    },
     // ---- Prometheus metrics ----
     metrics: {},
     // ---- OpenTelemetry spans ----

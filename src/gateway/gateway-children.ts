@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { Observer } from '../observe/observer.js'
 import type { ChildFactory } from './child-factory.js'
 import type { ChildLink } from './child-link.js'
 
@@ -15,6 +16,8 @@ export interface GatewayChildInfo {
 interface Entry {
   info: GatewayChildInfo
   link: ChildLink
+  /** Ended by an administrator: the admin API recorded that, with its actor. */
+  byAdministrator?: boolean
 }
 
 /**
@@ -22,11 +25,17 @@ interface Entry {
  * ({@link track}) so every child it starts is listed with its principal, server and start time
  * until it ends, and an administrator can end one ({@link end}): its session gets a new child on
  * its next request, as after a crash. A child leaves the list as it ends, however it ends; a
- * listener ({@link watch}) hears each start and end.
+ * listener ({@link watch}) hears each start and end. With an observer, each start, end and crash
+ * is an audit event (`gateway.child-started`, `-ended`, `-crashed`), once.
  */
 export class GatewayChildren {
   readonly #entries = new Map<string, Entry>()
   readonly #listeners = new Set<() => void>()
+  readonly #observer: Observer | undefined
+
+  constructor(options: { observer?: Observer } = {}) {
+    this.#observer = options.observer
+  }
 
   /** `factory`, with each child it starts listed here under `server` (its MCP path). */
   track(factory: ChildFactory, server: string): ChildFactory {
@@ -41,11 +50,14 @@ export class GatewayChildren {
         startedAt: Date.now(),
         state: 'running',
       }
-      this.#entries.set(id, { info, link })
+      const entry: Entry = { info, link }
+      this.#entries.set(id, entry)
+      this.#record('gateway.child-started', info)
       this.#changed()
       // gone from the list once it ends, however it ends (the session has its own onended)
-      void link.ended.then(() => {
+      void link.ended.then((end) => {
         this.#entries.delete(id)
+        if (entry.byAdministrator !== true) this.#record(end.failed ? 'gateway.child-crashed' : 'gateway.child-ended', info, end.reason)
         this.#changed()
       })
       return link
@@ -62,6 +74,7 @@ export class GatewayChildren {
     const entry = this.#entries.get(id)
     if (entry === undefined || entry.link.end !== undefined) return false
     entry.info = { ...entry.info, state: 'ending' }
+    entry.byAdministrator = true
     await entry.link.stop('the MCP server process was ended by an administrator')
     this.#entries.delete(id)
     return true
@@ -71,6 +84,18 @@ export class GatewayChildren {
   watch(listener: () => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)
+  }
+
+  #record(type: 'gateway.child-started' | 'gateway.child-ended' | 'gateway.child-crashed', info: GatewayChildInfo, end?: string): void {
+    this.#observer?.audit({
+      type,
+      result: type === 'gateway.child-crashed' ? 'failure' : 'success',
+      ...(type === 'gateway.child-crashed' ? { reason: 'exited_unexpectedly' } : {}),
+      ...(info.subject !== undefined ? { subject: info.subject } : {}),
+      ...(info.clientId !== '' ? { clientId: info.clientId } : {}),
+      actor: { channel: 'gateway' },
+      details: { child: info.id, server: info.server, ...(end !== undefined ? { end, ran_ms: Date.now() - info.startedAt } : {}) },
+    })
   }
 
   #changed(): void {

@@ -55,6 +55,8 @@ import { authorizationServerStack } from './middleware/authorization-server-stac
 import { createProvider } from './provider/create-provider.js'
 import type { ChildDirectory } from './admin/child-directory.js'
 import { KeyAdmin } from './admin/key-admin.js'
+import { AdminAudit } from './admin/admin-audit.js'
+import { auditMetadataDocumentClient, auditProviderEvents } from './provider/audit-provider-events.js'
 import { NodeRegistry } from './admin/node-registry.js'
 import { storageState } from './admin/storage-state.js'
 import { keysView, stateView } from './admin-api/server-views.js'
@@ -220,7 +222,13 @@ async function assemble(
     ...(children !== undefined ? { children } : {}),
   })
   onClose(() => nodes.stop())
-  const keyAdmin = new KeyAdmin({ records: storage.records, dataDir: options.dataDir, accessTokenAlg: options.accessTokenAlg, shared: connection !== undefined })
+  const keyAdmin = new KeyAdmin({
+    records: storage.records,
+    dataDir: options.dataDir,
+    accessTokenAlg: options.accessTokenAlg,
+    shared: connection !== undefined,
+    audit: new AdminAudit(observer),
+  })
   const accounts = new AccountStore(storage.records)
   const accountValues = new AccountValuesStore(storage, deriveSecret(secrets, ACCOUNT_VALUES_KEY_PURPOSE))
   // one process: its own bus, so a resource the admin API adds is served at once here too
@@ -271,13 +279,16 @@ async function assemble(
     isBlocked: (clientId) => blocked.isBlocked(clientId),
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
+  // tokens issued and refused, grants revoked, refresh reuse, replays, registrations: the audit trail
+  auditProviderEvents(provider, observer)
+  const audit = new AdminAudit(observer)
   revocations.listen(provider)
   const lastUse = new ClientLastUse(new Adapter(CLIENT_LAST_USE_MODEL), {
     intervalMs: defaults.authServer.admin.clientLastUseIntervalSeconds * 1000,
     max: defaults.authServer.admin.keptClientLastUses,
     retentionSeconds: defaults.authServer.admin.clientLastUseRetentionSeconds,
   })
-  lastUse.listen(provider)
+  lastUse.listen(provider, auditMetadataDocumentClient(observer))
   // oidc-provider validates configured clients on first use: a bad one must stop the start instead.
   for (const client of options.clients) {
     await provider.Client.validate(client as never).catch((error: { error_description?: string; message: string }) => {
@@ -337,6 +348,7 @@ async function assemble(
     lastUse,
     passwordLinks,
     ...(upstreamSessions !== undefined ? { endUpstream: (grantId: string) => upstreamSessions.revoke(grantId) } : {}),
+    audit,
   })
   const deleteAccount = async (account: Account, rev?: number): Promise<{ grantsEnded: number }> => {
     const ended = await admin.accounts.delete(account.username, rev)
@@ -443,6 +455,7 @@ async function assemble(
       csrfKey: Buffer.from(secrets.csrfKey, 'base64url'),
       adapter: (name) => new Adapter(name),
       limiter,
+      observer,
       ...(upstreamLogin !== undefined && upstreamSessions !== undefined ? { upstream: { login: upstreamLogin, sessions: upstreamSessions } } : {}),
     }),
   )

@@ -7,6 +7,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { UsageError, type Command } from '../command.js'
 import { redisChoice, redisOptions } from '../redis-option.js'
+import { cliAudit } from '../admin-server.js'
 
 export const keysCommand: Command = {
   name: 'keys',
@@ -47,6 +48,7 @@ Options:
     if (positionals[0] === 'list') return listKeys(dataDir, keyOptions, redisInput)
     if (redisInput === undefined) {
       const kids = await rotateSigningKeys(dataDir, keyOptions)
+      cliAudit({}).record({ type: 'keys.rotated', result: 'success', details: { kids, shared: false } })
       process.stdout.write(`new signing keys: ${kids.join(', ')} (restart the server to sign with them)\n`)
       return 0
     }
@@ -59,6 +61,7 @@ Options:
       const storage = createRedisStorage({ connection })
       try {
         const kids = await rotateClusterKeys(storage.records, dataDir, keyOptions)
+        cliAudit({ redis: settings }).record({ type: 'keys.rotated', result: 'success', details: { kids, shared: true } })
         process.stdout.write(
           `new signing keys: ${kids.join(', ')}, recorded for the deployment.\n` +
             `Every node must now get the new ${join(dataDir, defaults.authServer.keys.jwksFile)} and be restarted, one at a time (rolling); ` +

@@ -103,6 +103,7 @@ ${CLIENT_USAGE}`,
       }
       if (action === 'remove') {
         if (!(await resources.remove(url!))) return noResource(url!)
+        store.audit.record({ type: 'resource.removed', result: 'success', resource: url! })
         process.stdout.write(removedLine(url!))
         return 0
       }
@@ -121,6 +122,7 @@ ${CLIENT_USAGE}`,
         if (error instanceof TypeError) throw new UsageError(error.message)
         throw error
       }
+      store.audit.record({ type: (added.rev ?? 0) > 0 ? 'resource.changed' : 'resource.added', result: 'success', resource: added.uri, scopes: added.scopes })
       process.stdout.write(savedLine(fromRecord(added), store.bus !== undefined))
       return 0
     } finally {

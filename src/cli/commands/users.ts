@@ -159,11 +159,21 @@ ${CLIENT_USAGE}`,
         return 0
       }
       if (action === 'set-scopes') {
-        process.stdout.write(scopesLine(await accounts.setScopes(name, scopes)))
+        const changed = await accounts.setScopes(name, scopes)
+        store.audit.record({ type: 'account.changed', result: 'success', subject: changed.id, username: changed.username, details: { fields: ['scopes'] } })
+        process.stdout.write(scopesLine(changed))
         return 0
       }
       const { password, generated } = await passwordToSet(values)
+      const existed = (await accounts.findByUsername(name)) !== undefined
       const account = await accounts.setUser(name, password, claimsOf(values), scopes, values.admin === true ? 'admin' : undefined)
+      store.audit.record({
+        type: existed ? 'account.changed' : 'account.created',
+        result: 'success',
+        subject: account.id,
+        username: account.username,
+        ...(existed ? { details: { fields: ['claims', 'password', 'role', 'scopes'] } } : { details: { role: account.role ?? 'user', password: 'set' } }),
+      })
       savedLines(account, generated ? password : undefined)
       return 0
     } finally {

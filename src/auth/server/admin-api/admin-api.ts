@@ -7,7 +7,9 @@ import { OAuthError } from '../../errors.js'
 import { protectedResourceMetadata } from '../../resource/protected-resource-metadata.js'
 import { scoped } from '../middleware/scoped-middleware.js'
 import { AdminError, type AdminErrorCode } from '../admin/admin-error.js'
-import type { AdminCaller } from './admin-caller.js'
+import { callerActor, type AdminCaller } from './admin-caller.js'
+import { actingAs } from '../admin/admin-audit.js'
+import { requestFacts } from '../provider/audit-provider-events.js'
 import type { AdminRequest, AdminResponse, AdminServices } from './admin-context.js'
 import { ADMIN_OPERATIONS } from './handlers/index.js'
 import { adminApiDocument } from './openapi/document.js'
@@ -121,10 +123,13 @@ export function adminApi(options: AdminApiOptions): Middleware {
         backend = undefined
         throw error
       })
-      const answer = (await api.handleRequest(
-        { method: ctx.method, path: ctx.path.slice(path.length) || '/', query: ctx.querystring, headers: ctx.headers as Record<string, string>, body },
-        caller,
-        ctx.get('if-match') || undefined,
+      // what the operation does is recorded in the audit trail as this caller's, from this request
+      const answer = (await actingAs({ actor: callerActor(caller, 'admin-api'), ...requestFacts(ctx) }, () =>
+        api.handleRequest(
+          { method: ctx.method, path: ctx.path.slice(path.length) || '/', query: ctx.querystring, headers: ctx.headers as Record<string, string>, body },
+          caller,
+          ctx.get('if-match') || undefined,
+        ),
       )) as AdminResponse
       ctx.status = answer.status ?? (answer.body === undefined ? 204 : 200)
       if (answer.etag !== undefined) ctx.set('etag', answer.etag)

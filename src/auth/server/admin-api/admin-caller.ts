@@ -1,5 +1,6 @@
 import type { AuthInfo } from '../../../auth-info/auth-info.js'
 import { defaults } from '../../../config/defaults.js'
+import type { AuditActor } from '../../../observe/audit-event.js'
 import { AccessDeniedError, InsufficientUserAuthenticationError } from '../../errors.js'
 import type { BearerAuth, BearerRequest } from '../../resource/bearer-auth.js'
 import type { Account, AccountStore } from '../stores/account-store.js'
@@ -100,4 +101,9 @@ export class AdminAuthority {
 /** Who did it, in the words an audit line or a message uses. */
 export function callerName(caller: AdminCaller): string {
   return caller.kind === 'person' ? caller.account.username : `client ${caller.clientId}`
+}
+
+/** The caller as the audit trail names an actor: the person (and the client they used) or the machine client. */
+export function callerActor(caller: AdminCaller, channel: 'admin-api' | 'console'): AuditActor {
+  return caller.kind === 'person' ? { subject: caller.account.id, username: caller.account.username, clientId: caller.clientId, channel } : { clientId: caller.clientId, channel }
 }

@@ -1,6 +1,7 @@
 import { defaults } from '../../../config/defaults.js'
 import { InvalidAccountError, UnknownAccountError, type Account, type AccountChange, type AccountRole, type AccountStore } from '../stores/account-store.js'
 import type { PasswordLinks } from '../stores/password-links.js'
+import { AdminAudit } from './admin-audit.js'
 import { AdminError } from './admin-error.js'
 import type { GrantAdmin } from './grant-admin.js'
 
@@ -24,11 +25,13 @@ export class AccountAdmin {
   readonly #accounts: AccountStore
   readonly #grants: GrantAdmin
   readonly #links: PasswordLinks | undefined
+  readonly #audit: AdminAudit
 
-  constructor(deps: { accounts: AccountStore; grants: GrantAdmin; links?: PasswordLinks }) {
+  constructor(deps: { accounts: AccountStore; grants: GrantAdmin; links?: PasswordLinks; audit?: AdminAudit }) {
     this.#accounts = deps.accounts
     this.#grants = deps.grants
     this.#links = deps.links
+    this.#audit = deps.audit ?? AdminAudit.none()
   }
 
   /** The account named `username`; `AdminError` `unknown_account` when there is none. */
@@ -43,6 +46,14 @@ export class AccountAdmin {
     if (input.role === 'admin') refuseDemo(input.username)
     const account = await guard(() => this.#accounts.createUser(input.username, input.password, input.claims ?? {}, input.scopes, input.role))
     if (account === undefined) throw new AdminError('account_exists', `an account named ${input.username} exists already`)
+    this.#audit.record({
+      type: 'account.created',
+      result: 'success',
+      subject: account.id,
+      username: account.username,
+      ...(account.scopes !== undefined ? { scopes: account.scopes } : {}),
+      details: { role: account.role ?? 'user', password: input.password !== undefined ? 'set' : 'link' },
+    })
     if (input.password !== undefined) return { account }
     return { account, link: await this.passwordLink(account) }
   }
@@ -57,7 +68,8 @@ export class AccountAdmin {
     if (current.role === 'admin' && current.disabled !== true && (change.disabled === true || change.role === null)) await this.#keepAnAdministrator(current)
     const account = await guard(() => this.#accounts.update(username, change, rev))
     if (account === undefined) throw new AdminError('stale', `the account ${username} changed since it was read: read it again and reapply the change`)
-    const grantsEnded = change.disabled === true && current.disabled !== true ? await this.#grants.revokeAll({ username }) : 0
+    const grantsEnded = change.disabled === true && current.disabled !== true ? await this.#grants.revokeAll({ username }, 'account-disabled') : 0
+    this.#recordChange(current, account, change, grantsEnded)
     return { account, grantsEnded }
   }
 
@@ -72,9 +84,10 @@ export class AccountAdmin {
     const current = await this.get(username)
     if (rev !== undefined && (current.rev ?? 0) !== rev) throw new AdminError('stale', `the account ${username} changed since it was read: read it again`)
     if (current.role === 'admin' && current.disabled !== true) await this.#keepAnAdministrator(current)
-    const grantsEnded = await this.#grants.revokeAll({ username })
+    const grantsEnded = await this.#grants.revokeAll({ username }, 'account-deleted')
     await this.#accounts.delete(username)
     await this.#links?.revoke(current.id)
+    this.#audit.record({ type: 'account.deleted', result: 'success', subject: current.id, username: current.username, details: { grants_ended: grantsEnded } })
     return { grantsEnded }
   }
 
@@ -91,7 +104,28 @@ export class AccountAdmin {
   /** A new one-time set-password link for the account (the one before stops working). */
   async passwordLink(account: Account): Promise<{ token: string; expiresAt: number }> {
     if (this.#links === undefined) throw new Error('set-password links need the server (the admin API or the console)')
-    return this.#links.create(account.id, defaults.authServer.admin.passwordLinkTtlSeconds)
+    const link = await this.#links.create(account.id, defaults.authServer.admin.passwordLinkTtlSeconds)
+    // never the link's token: who got one, and until when
+    this.#audit.record({ type: 'account.password-link-created', result: 'success', subject: account.id, username: account.username, details: { expires_at: link.expiresAt } })
+    return link
+  }
+
+  /** One event per change: disabled, enabled, role changed, and anything else as changed (which fields, never their values). */
+  #recordChange(before: Account, after: Account, change: AccountChange, grantsEnded: number): void {
+    const about = { subject: after.id, username: after.username }
+    const rest = Object.keys(change).filter((key) => key !== 'disabled' && key !== 'role' && change[key as keyof AccountChange] !== undefined)
+    if (change.disabled !== undefined && change.disabled !== (before.disabled === true)) {
+      this.#audit.record({
+        type: change.disabled ? 'account.disabled' : 'account.enabled',
+        result: 'success',
+        ...about,
+        ...(change.disabled ? { details: { grants_ended: grantsEnded } } : {}),
+      })
+    }
+    if (change.role !== undefined && (change.role ?? undefined) !== before.role) {
+      this.#audit.record({ type: 'account.role-changed', result: 'success', ...about, details: { from: before.role ?? 'user', to: after.role ?? 'user' } })
+    }
+    if (rest.length > 0) this.#audit.record({ type: 'account.changed', result: 'success', ...about, details: { fields: rest.sort() } })
   }
 
   async #keepAnAdministrator(leaving: Account): Promise<void> {

@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto'
 import type Provider from 'oidc-provider'
 import type { OidcAdapter, OidcPayload } from '../../../storage/types.js'
 import type { BlockedClients } from '../stores/blocked-clients.js'
+import { AdminAudit } from './admin-audit.js'
 import { AdminError } from './admin-error.js'
+import { isMetadataDocumentId } from './metadata-document-id.js'
 import type { ClientLastUse, ClientLastUseEntry } from './client-last-use.js'
 import type { GrantAdmin } from './grant-admin.js'
 
@@ -43,12 +45,7 @@ export interface AddedClient {
   client_secret?: string
 }
 
-/** A client_id that names a client ID metadata document (an https URL with a path). */
-export function isMetadataDocumentId(clientId: string): boolean {
-  if (!URL.canParse(clientId)) return false
-  const url = new URL(clientId)
-  return url.protocol === 'https:' && url.pathname !== '/' && url.hash === ''
-}
+export { isMetadataDocumentId }
 
 /**
  * The registered clients, as an administrator manages them (`mcp-auth clients`, the admin API):
@@ -63,6 +60,7 @@ export class ClientAdmin {
   readonly #grants: GrantAdmin
   readonly #blocked: BlockedClients
   readonly #lastUse: ClientLastUse
+  readonly #audit: AdminAudit
 
   constructor(deps: {
     provider: Provider
@@ -73,6 +71,8 @@ export class ClientAdmin {
     grants: GrantAdmin
     blocked: BlockedClients
     lastUse: ClientLastUse
+    /** Records the client events (default: nothing recorded). */
+    audit?: AdminAudit
   }) {
     this.#provider = deps.provider
     this.#clients = deps.clients
@@ -80,6 +80,7 @@ export class ClientAdmin {
     this.#grants = deps.grants
     this.#blocked = deps.blocked
     this.#lastUse = deps.lastUse
+    this.#audit = deps.audit ?? AdminAudit.none()
   }
 
   /**
@@ -120,11 +121,12 @@ export class ClientAdmin {
   async remove(clientId: string): Promise<{ removed: boolean; grantsEnded: number }> {
     if (BUILT_IN.has(clientId)) throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be removed`)
     if (this.#configured.has(clientId)) throw new AdminError('configured_client', `${clientId} is a configured client: remove it from the configuration instead`)
-    const grantsEnded = await this.#grants.revokeAll({ clientId })
+    const grantsEnded = await this.#grants.revokeAll({ clientId }, 'client-removed')
     const found = (await this.#clients.find(clientId)) !== undefined
     if (found) await this.#clients.destroy(clientId)
     const used = (await this.#lastUse.get(clientId)) !== undefined
     if (used) await this.#lastUse.forget(clientId)
+    if (found || used || grantsEnded > 0) this.#audit.record({ type: 'client.removed', result: 'success', clientId, details: { grants_ended: grantsEnded } })
     return { removed: found || used, grantsEnded }
   }
 
@@ -138,8 +140,10 @@ export class ClientAdmin {
     if (BUILT_IN.has(clientId))
       throw new AdminError('configured_client', `${clientId} is the server's own console: it cannot be blocked (an administrator who should not sign in loses the role instead)`)
     if (!isMetadataDocumentId(clientId)) await this.get(clientId)
+    const wasBlocked = this.#blocked.isBlocked(clientId)
     await this.#blocked.block(clientId)
-    const grantsEnded = await this.#grants.revokeAll({ clientId })
+    const grantsEnded = await this.#grants.revokeAll({ clientId }, 'client-blocked')
+    if (!wasBlocked) this.#audit.record({ type: 'client.blocked', result: 'success', clientId, details: { grants_ended: grantsEnded } })
     return { client: await this.get(clientId), grantsEnded }
   }
 
@@ -148,6 +152,7 @@ export class ClientAdmin {
     const wasBlocked = this.#blocked.isBlocked(clientId)
     if (!wasBlocked) await this.get(clientId)
     await this.#blocked.unblock(clientId)
+    if (wasBlocked) this.#audit.record({ type: 'client.unblocked', result: 'success', clientId })
     if (!isMetadataDocumentId(clientId)) return this.get(clientId)
     // a metadata-document client known only by its block: nothing left to show but the id
     return this.get(clientId).catch(() => this.#documentSummary(clientId, undefined))
@@ -173,6 +178,13 @@ export class ClientAdmin {
     if (this.#configured.has(clientId) || (await this.#clients.find(clientId)) !== undefined)
       throw new AdminError('client_exists', `a client with client_id ${clientId} already exists`)
     await this.#clients.upsert(clientId, { ...client, [ORIGIN_FIELD]: 'administrator' })
+    this.#audit.record({
+      type: 'client.registered',
+      result: 'success',
+      clientId,
+      ...(typeof client['scope'] === 'string' ? { scopes: client['scope'].split(' ') } : {}),
+      details: { origin: 'administrator', token_endpoint_auth_method: String(method) },
+    })
     return { client_id: clientId, ...(typeof client['client_secret'] === 'string' ? { client_secret: client['client_secret'] } : {}) }
   }
 

@@ -1,4 +1,5 @@
 import type Provider from 'oidc-provider'
+import { isMetadataDocumentId } from './metadata-document-id.js'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import type { OidcAdapter } from '../../../storage/types.js'
 import { BoundedMap } from '../../../collections/bounded-map.js'
@@ -45,12 +46,16 @@ export class ClientLastUse {
     this.#written = new BoundedMap(options.max, { refreshOnSet: true })
   }
 
-  /** Records uses the provider announces (authorizations and token requests). */
-  listen(provider: Provider): void {
+  /**
+   * Records uses the provider announces (authorizations and token requests). `onFirstUse` hears a
+   * client known by its metadata document used for the first time (or again after its record
+   * expired): for such a client that is its registration, told once across nodes (an atomic create).
+   */
+  listen(provider: Provider, onFirstUse?: (ctx: KoaContextWithOIDC, clientId: string) => void): void {
     const used = (ctx: KoaContextWithOIDC): void => {
       const client = oidcOf(ctx)?.client
       if (client === undefined) return
-      const pending = this.used(client)
+      const pending = this.used(client, onFirstUse === undefined || !isMetadataDocumentId(client.clientId) ? undefined : () => onFirstUse(ctx, client.clientId))
       if (pending !== undefined) void pending.catch((error: unknown) => provider.emit('server_error', ctx, error))
     }
     provider.on('authorization.success', used)
@@ -58,7 +63,10 @@ export class ClientLastUse {
   }
 
   /** Notes a use; a store write (returned) only when this node wrote none for the client within the interval. */
-  used(client: { clientId: string; clientName?: unknown; grantTypes?: unknown; redirectUris?: unknown; tokenEndpointAuthMethod?: unknown }): Promise<void> | undefined {
+  used(
+    client: { clientId: string; clientName?: unknown; grantTypes?: unknown; redirectUris?: unknown; tokenEndpointAuthMethod?: unknown },
+    onFirst?: () => void,
+  ): Promise<void> | undefined {
     const now = this.#now()
     const last = this.#written.get(client.clientId)
     if (last !== undefined && now - last < this.#intervalMs) return undefined
@@ -71,7 +79,11 @@ export class ClientLastUse {
       ...(Array.isArray(client.redirectUris) ? { redirect_uris: client.redirectUris as string[] } : {}),
       ...(typeof client.tokenEndpointAuthMethod === 'string' ? { token_endpoint_auth_method: client.tokenEndpointAuthMethod } : {}),
     }
-    return this.#adapter.upsert(client.clientId, { ...entry }, this.#retentionSeconds)
+    if (onFirst === undefined) return this.#adapter.upsert(client.clientId, { ...entry }, this.#retentionSeconds)
+    return this.#adapter.create(client.clientId, { ...entry }, this.#retentionSeconds).then((created) => {
+      if (created) return onFirst()
+      return this.#adapter.upsert(client.clientId, { ...entry }, this.#retentionSeconds)
+    })
   }
 
   async get(clientId: string): Promise<ClientLastUseEntry | undefined> {

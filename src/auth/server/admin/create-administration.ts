@@ -8,6 +8,7 @@ import { GrantAdmin } from './grant-admin.js'
 import type { PasswordLinks } from '../stores/password-links.js'
 import type { BlockedClients } from '../stores/blocked-clients.js'
 import type { ClientLastUse } from './client-last-use.js'
+import { AdminAudit } from './admin-audit.js'
 
 /** The administration operations of one authorization server (the CLI's, and the coming admin API's). */
 export interface Administration {
@@ -17,6 +18,8 @@ export interface Administration {
   readonly clients: ClientAdmin
   /** Accounts' end: delete, disable, enable (each ending the account's grants where it must). */
   readonly accounts: AccountAdmin
+  /** Records an administration event, naming the actor of `actingAs` (what a surface does beside the core: a person's own password change). */
+  readonly audit: AdminAudit
 }
 
 /** Builds the administration operations over what the server already holds. */
@@ -38,17 +41,30 @@ export function createAdministration(deps: {
   passwordLinks?: PasswordLinks
   /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
   endUpstream?: (grantId: string) => Promise<void>
+  /** Records every administration event, naming the actor of `actingAs` (default: nothing recorded). */
+  audit?: AdminAudit
 }): Administration {
+  const audit = deps.audit !== undefined ? { audit: deps.audit } : {}
   const grants = new GrantAdmin({
     provider: deps.provider,
     adapter: deps.adapter,
     accounts: deps.accounts,
     consents: deps.consents,
     ...(deps.endUpstream !== undefined ? { endUpstream: deps.endUpstream } : {}),
+    ...audit,
   })
   return {
+    audit: deps.audit ?? AdminAudit.none(),
     grants,
-    clients: new ClientAdmin({ provider: deps.provider, clients: deps.clients, configured: deps.configuredClients, grants, blocked: deps.blocked, lastUse: deps.lastUse }),
-    accounts: new AccountAdmin({ accounts: deps.accounts, grants, ...(deps.passwordLinks !== undefined ? { links: deps.passwordLinks } : {}) }),
+    clients: new ClientAdmin({
+      provider: deps.provider,
+      clients: deps.clients,
+      configured: deps.configuredClients,
+      grants,
+      blocked: deps.blocked,
+      lastUse: deps.lastUse,
+      ...audit,
+    }),
+    accounts: new AccountAdmin({ accounts: deps.accounts, grants, ...(deps.passwordLinks !== undefined ? { links: deps.passwordLinks } : {}), ...audit }),
   }
 }

@@ -2,6 +2,8 @@ import type Provider from 'oidc-provider'
 import type { OidcAdapter } from '../../../storage/types.js'
 import type { AccountStore } from '../stores/account-store.js'
 import type { ConsentStore } from '../stores/consent-store.js'
+import { grantDigest } from '../stores/grant-revocations.js'
+import { AdminAudit } from './admin-audit.js'
 import { AdminError } from './admin-error.js'
 
 /** A grant as an operator sees it: who consented, for which client, to what, until when. */
@@ -18,6 +20,9 @@ export interface GrantSummary {
   createdAt?: number
   expiresAt?: number
 }
+
+/** What ended a grant an administration action ended (the audit trail's `grant.revoked` reason). */
+export type GrantEndReason = 'administrator' | 'user' | 'account-disabled' | 'account-deleted' | 'client-blocked' | 'client-removed'
 
 /** Models that carry a grant's tokens and codes. */
 const GRANT_MODELS = ['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']
@@ -42,6 +47,7 @@ export class GrantAdmin {
   readonly #accounts: AccountStore
   readonly #consents: ConsentStore
   readonly #endUpstream: ((grantId: string) => Promise<void>) | undefined
+  readonly #audit: AdminAudit
 
   constructor(deps: {
     provider: Provider
@@ -50,12 +56,15 @@ export class GrantAdmin {
     consents: ConsentStore
     /** Ends the upstream session behind a delegated login's grant (revokes its tokens there). */
     endUpstream?: (grantId: string) => Promise<void>
+    /** Records `grant.revoked` (default: nothing recorded). */
+    audit?: AdminAudit
   }) {
     this.#provider = deps.provider
     this.#adapter = deps.adapter
     this.#accounts = deps.accounts
     this.#consents = deps.consents
     this.#endUpstream = deps.endUpstream
+    this.#audit = deps.audit ?? AdminAudit.none()
   }
 
   /**
@@ -132,22 +141,35 @@ export class GrantAdmin {
     }
   }
 
-  /** Ends one grant; false when there is none with this id. */
-  async revoke(grantId: string): Promise<boolean> {
+  /**
+   * Ends one grant; false when there is none with this id. `reason` is what the audit trail's
+   * `grant.revoked` says ended it: an administrator by default, or what ended the account or client.
+   */
+  async revoke(grantId: string, reason: GrantEndReason = 'administrator'): Promise<boolean> {
     const grant = await this.#adapter('Grant').find(grantId)
     if (grant === undefined) return false
     await destroyGrant(this.#adapter, grantId)
-    await this.#consents.forget(String(grant['accountId']), String(grant['clientId']))
+    const accountId = String(grant['accountId'])
+    const clientId = String(grant['clientId'])
+    await this.#consents.forget(accountId, clientId)
     // awaited here; the grant.revoked listener then finds the upstream session already ended
     await this.#endUpstream?.(grantId)
     this.#provider.emit('grant.revoked', undefined, grantId)
+    this.#audit.record({
+      type: 'grant.revoked',
+      result: 'success',
+      reason,
+      subject: accountId,
+      clientId,
+      details: { grant: grantDigest(grantId), resources: Object.keys((grant['resources'] ?? {}) as Record<string, string>) },
+    })
     return true
   }
 
   /** Ends every grant of an account (by name) or of a client; resolves with how many. */
-  async revokeAll(filter: { username?: string; clientId?: string }): Promise<number> {
+  async revokeAll(filter: { username?: string; clientId?: string }, reason: GrantEndReason = 'administrator'): Promise<number> {
     let ended = 0
-    for (const grant of await this.list(filter)) if (await this.revoke(grant.grantId)) ended++
+    for (const grant of await this.list(filter)) if (await this.revoke(grant.grantId, reason)) ended++
     return ended
   }
 }

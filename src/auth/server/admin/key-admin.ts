@@ -3,6 +3,7 @@ import { defaults } from '../../../config/defaults.js'
 import type { RecordStore } from '../../../storage/types.js'
 import { recordedClusterKeys, rotateClusterKeys } from '../keys/cluster-keys.js'
 import { rotateSigningKeys, storedSigningKeysFingerprint } from '../keys/signing-keys.js'
+import { AdminAudit } from './admin-audit.js'
 
 export interface KeyAdminOptions {
   records: RecordStore
@@ -10,6 +11,8 @@ export interface KeyAdminOptions {
   accessTokenAlg: string
   /** Several nodes (Redis): the deployment's fingerprint is the one recorded in the shared store. */
   shared: boolean
+  /** Records `keys.rotated` (default: nothing recorded). */
+  audit?: AdminAudit
 }
 
 /** What a rotation did. */
@@ -58,6 +61,8 @@ export class KeyAdmin {
   async #rotate(): Promise<KeyRotation> {
     const { records, dataDir, accessTokenAlg, shared } = this.#options
     const kids = shared ? await rotateClusterKeys(records, dataDir, { accessTokenAlg }) : await rotateSigningKeys(dataDir, { accessTokenAlg })
-    return { kids, fingerprint: await storedSigningKeysFingerprint(dataDir), file: join(dataDir, defaults.authServer.keys.jwksFile) }
+    const fingerprint = await storedSigningKeysFingerprint(dataDir)
+    ;(this.#options.audit ?? AdminAudit.none()).record({ type: 'keys.rotated', result: 'success', details: { kids, fingerprint, shared } })
+    return { kids, fingerprint, file: join(dataDir, defaults.authServer.keys.jwksFile) }
   }
 }

@@ -1,5 +1,7 @@
 import type { Context, Next } from 'koa'
 import { defaults } from '../../../config/defaults.js'
+import { actingAs, type AdminOrigin } from '../admin/admin-audit.js'
+import { requestFacts } from '../provider/audit-provider-events.js'
 import { breakableUrl } from '../../../views/breakable-url.js'
 import { AccessDeniedError, InsufficientUserAuthenticationError, OAuthError } from '../../errors.js'
 import type { Account } from '../stores/account-store.js'
@@ -71,7 +73,7 @@ export async function serveAccountPage(ctx: Context, next: Next, deps: ConsoleDe
       const grantId = decodeURIComponent(revoke[1]!)
       // only a grant of this account: the id alone proves nothing
       const own = (await deps.administration.grants.list({ username: account.username })).some((grant) => grant.grantId === grantId)
-      if (own) await deps.administration.grants.revoke(grantId)
+      if (own) await actingAs(ownAction(account, ctx), () => deps.administration.grants.revoke(grantId, 'user'))
       return done(ctx, surface.basePath, 'revoked')
     }
     const current = form.get('current') ?? ''
@@ -85,6 +87,9 @@ export async function serveAccountPage(ctx: Context, next: Next, deps: ConsoleDe
       if (error instanceof Error && error.name === 'InvalidAccountError') return await show(ctx, deps, account, csrf, error.message)
       throw error
     }
+    actingAs(ownAction(account, ctx), () =>
+      deps.administration.audit.record({ type: 'account.changed', result: 'success', subject: account.id, username: account.username, details: { fields: ['password'] } }),
+    )
     // this session made the change: it goes on
     deps.auth.save(ctx, surface, { ...session, restampedAt: now })
     return done(ctx, surface.basePath, 'password')
@@ -156,4 +161,9 @@ ${table('Applications with access to your account', ['Application', 'Resources a
     },
     deps.branding,
   )
+}
+
+/** A person acting on their own account from their page: the actor of its audit events. */
+function ownAction(account: Account, ctx: Context): AdminOrigin {
+  return { actor: { subject: account.id, username: account.username, channel: 'console' }, ...requestFacts(ctx) }
 }

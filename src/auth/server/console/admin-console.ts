@@ -1,7 +1,9 @@
 import type { Context, Next } from 'koa'
 import { AccessDeniedError, InsufficientUserAuthenticationError, OAuthError } from '../../errors.js'
 import { AdminError } from '../admin/admin-error.js'
-import type { AdminCaller } from '../admin-api/admin-caller.js'
+import { callerActor, type AdminCaller } from '../admin-api/admin-caller.js'
+import { actingAs } from '../admin/admin-audit.js'
+import { requestFacts } from '../provider/audit-provider-events.js'
 import { accountAction, accountPage, accountsPage, createAccount } from './admin-account-pages.js'
 import { clientAction, clientPage, clientsPage, revokeGrant } from './admin-client-pages.js'
 import { auditPageView } from './admin-audit-pages.js'
@@ -81,7 +83,9 @@ export async function serveAdminConsole(ctx: Context, next: Next, deps: ConsoleD
       .exec(sub)!
       .slice(1)
       .map((param) => decodeURIComponent(param))
-    await route.page({ ctx, deps, caller: person, session, csrf, params, form, nav: (current) => adminNav(surface.basePath, current, csrf, person.account.username) })
+    await actingAs({ actor: callerActor(person, 'console'), ...requestFacts(ctx) }, () =>
+      route.page({ ctx, deps, caller: person, session, csrf, params, form, nav: (current) => adminNav(surface.basePath, current, csrf, person.account.username) }),
+    )
   } catch (error) {
     if (error instanceof FormRefused) {
       sendPage(

@@ -1,4 +1,6 @@
 import type { Context } from 'koa'
+import { actingAs } from '../admin/admin-audit.js'
+import { requestFacts } from '../provider/audit-provider-events.js'
 import { passwordRefusal } from '../stores/account-store.js'
 import type { ConsoleDeps } from './console-deps.js'
 import { csrfToken, FormRefused, readConsoleForm } from './console-forms.js'
@@ -33,6 +35,15 @@ export async function servePasswordPage(ctx: Context, deps: ConsoleDeps, token: 
   const used = await deps.passwordLinks.use(token)
   if (used === undefined || used.accountId !== account.id) return gone(ctx, deps)
   await deps.accounts.update(account.username, { password, sessionsNotBefore: Math.floor(Date.now() / 1000) })
+  actingAs({ actor: { subject: account.id, username: account.username, channel: 'console' }, ...requestFacts(ctx) }, () =>
+    deps.administration.audit.record({
+      type: 'account.changed',
+      result: 'success',
+      subject: account.id,
+      username: account.username,
+      details: { fields: ['password'], via: 'password-link' },
+    }),
+  )
   sendPage(
     ctx,
     {

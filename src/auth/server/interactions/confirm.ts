@@ -7,6 +7,6 @@ export async function confirmStep(ctx: Context, { deps }: StepContext): Promise<
   const details = await deps.provider.interactionDetails(ctx.req, ctx.res)
   if (details.prompt.name !== 'consent' || details.session?.accountId === undefined) throw new InteractionMismatch()
   const decision = await consentDecision(deps, details)
-  if (decision.nothingAllowed) return denyForScopes(ctx, deps)
+  if (decision.nothingAllowed) return denyForScopes(ctx, deps, details)
   await finishConsent(ctx, deps, details, decision)
 }

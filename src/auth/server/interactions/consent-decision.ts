@@ -1,4 +1,6 @@
 import type { Context } from 'koa'
+import { requestFacts } from '../provider/audit-provider-events.js'
+import { grantDigest } from '../stores/grant-revocations.js'
 import type { InteractionDeps } from './context.js'
 
 type Details = Awaited<ReturnType<InteractionDeps['provider']['interactionDetails']>>
@@ -73,11 +75,39 @@ export async function finishConsent(ctx: Context, deps: InteractionDeps, details
   const grantId = await grant.save()
   await deps.consents.remember(accountId, clientId, grantId)
   await deps.upstreamSessions?.bindGrant(accountId, grantId)
+  const resources = Object.keys(decision.grant).filter((indicator) => decision.grant[indicator]!.length > 0)
+  const rejected = [...new Set([...Object.values(decision.reject).flat(), ...decision.oidcReject])]
+  deps.observer?.audit({
+    type: 'consent.given',
+    result: 'success',
+    subject: accountId,
+    clientId,
+    ...(resources.length === 1 ? { resource: resources[0]! } : {}),
+    scopes: [...new Set([...decision.oidcGrant, ...Object.values(decision.grant).flat()])],
+    ...requestFacts(ctx),
+    details: { grant: grantDigest(grantId), resources, ...(rejected.length > 0 ? { rejected } : {}) },
+  })
   await provider.interactionFinished(ctx.req, ctx.res, { consent: { grantId } }, { mergeWithLastSubmission: true })
 }
 
 /** Ends the interaction with access_denied: the account may have none of what was asked. */
-export async function denyForScopes(ctx: Context, deps: InteractionDeps): Promise<void> {
+export async function denyForScopes(ctx: Context, deps: InteractionDeps, details: Details): Promise<void> {
+  recordDenial(ctx, deps, details, 'no_allowed_scopes')
   const result = { error: 'access_denied', error_description: 'the account may not be granted any of the requested scopes' }
   await deps.provider.interactionFinished(ctx.req, ctx.res, result, { mergeWithLastSubmission: false })
+}
+
+/** `consent.denied`, once: by the person (`user_denied`) or because the account may have none of it (`no_allowed_scopes`). */
+export function recordDenial(ctx: Context, deps: InteractionDeps, details: Details, reason: 'user_denied' | 'no_allowed_scopes'): void {
+  const scope = details.params['scope']
+  deps.observer?.audit({
+    type: 'consent.denied',
+    result: 'refused',
+    reason,
+    ...(details.session?.accountId !== undefined ? { subject: details.session.accountId } : {}),
+    ...(typeof details.params['client_id'] === 'string' ? { clientId: details.params['client_id'] } : {}),
+    ...(typeof details.params['resource'] === 'string' ? { resource: details.params['resource'] } : {}),
+    ...(typeof scope === 'string' && scope !== '' ? { scopes: scope.split(' ') } : {}),
+    ...requestFacts(ctx),
+  })
 }

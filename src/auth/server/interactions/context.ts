@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto'
 import type { Context } from 'koa'
 import type Provider from 'oidc-provider'
+import type { Observer } from '../../../observe/observer.js'
 import type { UpstreamLogin, UpstreamSessions } from '../../delegation/upstream-login.js'
 import type { AccountStore } from '../stores/account-store.js'
 import type { ConsentStore } from '../stores/consent-store.js'
@@ -34,6 +35,8 @@ export interface InteractionDeps {
    * server's own pages. What the account may not have is still refused (ScopePolicy).
    */
   firstPartyClients?: readonly string[]
+  /** Where sign-ins and consents are recorded (the audit trail). */
+  observer?: Observer
 }
 
 /** What every step gets: the dependencies and the interaction it acts on. */

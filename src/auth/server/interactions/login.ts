@@ -8,9 +8,10 @@ import { clientAddress } from '../middleware/client-address.js'
 import { usernameKey } from '../stores/username-key.js'
 import { page, type StepContext } from './context.js'
 import { showStep } from './show.js'
+import { requestFacts } from '../provider/audit-provider-events.js'
 
-/** How a login attempt ends: the account, too many attempts, or a wrong name or password. */
-type Outcome = { account: Account } | { refused: 429; retryAfterSeconds: number } | { refused: 401 }
+/** How a login attempt ends: the account, too many attempts (per address or per account), or a wrong name or password. */
+type Outcome = { account: Account } | { refused: 429; retryAfterSeconds: number; per: 'address' | 'account' } | { refused: 401 }
 
 /**
  * POST `/:uid/login`: the local login form, rate-limited per address and per account name. When
@@ -35,6 +36,7 @@ export async function loginStep(ctx: Context, step: StepContext, form: URLSearch
     ctx.app.emit('error', new TemporarilyUnavailableError('sign-in: storage is unreachable', { cause: error }), ctx)
     return
   }
+  await recordSignIn(ctx, step, username, outcome)
   if (!('account' in outcome)) {
     ctx.status = outcome.refused
     if (outcome.refused === 429) {
@@ -49,14 +51,35 @@ export async function loginStep(ctx: Context, step: StepContext, form: URLSearch
 
 async function attempt(ctx: Context, { deps }: StepContext, username: string, password: string): Promise<Outcome> {
   if (deps.loginLimits !== undefined) {
-    for (const [limiter, key] of [
-      [deps.loginLimits.perAddress, clientAddress(ctx)],
-      [deps.loginLimits.perAccount, usernameKey(username)],
+    for (const [limiter, key, per] of [
+      [deps.loginLimits.perAddress, clientAddress(ctx), 'address'],
+      [deps.loginLimits.perAccount, usernameKey(username), 'account'],
     ] as const) {
       const verdict = await limiter.hit(key)
-      if (!verdict.allowed) return { refused: 429, retryAfterSeconds: verdict.retryAfterSeconds }
+      if (!verdict.allowed) return { refused: 429, retryAfterSeconds: verdict.retryAfterSeconds, per }
     }
   }
   const account = username === '' || password === '' ? undefined : await deps.accounts.authenticate(username, password)
   return account === undefined ? { refused: 401 } : { account }
+}
+
+/**
+ * The attempt in the audit trail, once: who tried (the name typed, never the password), from which
+ * address group, for which client. Unknown name and wrong password are one reason,
+ * `invalid_credentials`, as the page says: the trail is an operator's, the name tells them which.
+ */
+async function recordSignIn(ctx: Context, { deps, uid }: StepContext, username: string, outcome: Outcome): Promise<void> {
+  if (deps.observer === undefined) return
+  // the interaction names the client (an interaction gone is the step's own failure, shown after)
+  const interaction = await deps.provider.Interaction.find(uid).catch(() => undefined)
+  const clientId = interaction?.params['client_id']
+  const facts = {
+    ...requestFacts(ctx),
+    ...(typeof clientId === 'string' ? { clientId } : {}),
+    ...(username !== '' ? { username: username.slice(0, defaults.observe.events.maxRecordedUsernameLength) } : {}),
+    details: { factor: 'password' },
+  }
+  if ('account' in outcome) deps.observer.audit({ type: 'sign-in.succeeded', result: 'success', subject: outcome.account.id, ...facts, username: outcome.account.username })
+  else if (outcome.refused === 429) deps.observer.audit({ type: 'sign-in.rate-limited', result: 'refused', reason: `too_many_attempts_per_${outcome.per}`, ...facts })
+  else deps.observer.audit({ type: 'sign-in.failed', result: 'failure', reason: 'invalid_credentials', ...facts })
 }

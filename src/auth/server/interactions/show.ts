@@ -60,7 +60,7 @@ export async function showStep(ctx: Context, { deps, uid }: StepContext, error?:
     return
   }
   const decision = await consentDecision(deps, details)
-  if (decision.nothingAllowed) return denyForScopes(ctx, deps)
+  if (decision.nothingAllowed) return denyForScopes(ctx, deps, details)
   // Only refused scopes were missing (the rest was consented before), or the server's own console: nothing to ask the user.
   const firstParty = deps.firstPartyClients?.includes(client.clientId) === true
   if ((decision.nothingToAsk || firstParty) && details.session?.accountId !== undefined) return finishConsent(ctx, deps, details, decision)

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa'
+import type { Observer } from '../../../observe/observer.js'
 import mount from 'koa-mount'
 import type Provider from 'oidc-provider'
 import { defaults } from '../../../config/defaults.js'
@@ -57,6 +58,8 @@ export interface AuthorizationServerStackDeps {
   limiter: (name: string, limit: number) => Limiter
   /** Delegated login to an upstream provider, when configured. */
   upstream?: { login: UpstreamLogin; sessions: UpstreamSessions }
+  /** Where the sign-in and consent steps record their audit events. */
+  observer?: Observer
 }
 
 /**
@@ -141,6 +144,7 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
       branding: options.branding,
       // the console signs in without a consent page (its scopes still go by role)
       firstPartyClients: [defaults.authServer.admin.console.clientId],
+      ...(deps.observer !== undefined ? { observer: deps.observer } : {}),
       ...(upstream !== undefined ? { upstream: upstream.login, upstreamSessions: upstream.sessions } : {}),
       ...(limits !== false ? { loginLimits: { perAddress: limiter('login-address', limits.loginPerAddress), perAccount: limiter('login-account', limits.loginPerAccount) } } : {}),
     }),

@@ -15,6 +15,9 @@ import { oidcOf } from './oidc-context.js'
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 
+/** What an assertion used twice is refused with (the audit trail's `assertion.replay-refused` knows it by it). */
+export const ASSERTION_REUSED = 'the assertion was already used (jti)'
+
 export interface JwtBearerGrantDeps {
   provider: Provider
   options: JwtBearerOptions
@@ -131,7 +134,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     // expires); recorded last, so a request refused for its client, scope or resource does not use it up
     const firstUse = () =>
       provider.ReplayDetection.unique(issuer.issuer, jti, exp + j.clockToleranceSeconds).then((unique) => {
-        if (!unique) throw invalidGrant('the assertion was already used (jti)')
+        if (!unique) throw invalidGrant(ASSERTION_REUSED)
       })
 
     if ('client' in mapping) {
@@ -142,6 +145,8 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
       const token = new provider.ClientCredentials({ client, scope } as never)
       bind(token)
       token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
+      // what grant.success reports (the audit trail's token.issued), as oidc-provider's own grants do
+      ctx.oidc.entity('ClientCredentials', token)
       respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
       return
     }
@@ -158,6 +163,7 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     const token = new provider.AccessToken({ accountId: account.id, client, grantId, gty: 'jwt_bearer', scope } as never)
     bind(token)
     token.resourceServer = new provider.ResourceServer(resource.uri, resourceServerInfo(resource, allowed.join(' '), deps.accessTokenAlg) as never)
+    ctx.oidc.entity('AccessToken', token)
     respond(ctx, await token.save(), token.expiration, scope, token.tokenType)
   }
 

@@ -79,6 +79,7 @@ export const resourcesOperations: Record<string, AdminOperation> = {
       throw problemOf(error)
     })
     if (created === undefined) throw new AdminProblem('conflict', `${body.uri} is stored already: change it with PUT /resources/${resourceId(body.uri)}`)
+    request.services.administration.audit.record({ type: 'resource.added', result: 'success', resource: created.uri, scopes: created.scopes })
     return {
       status: 201,
       etag: resourceView(created, 'stored').etag as string,
@@ -107,6 +108,7 @@ export const resourcesOperations: Record<string, AdminOperation> = {
       throw problemOf(error)
     })
     if (changed === undefined) throw new AdminProblem('not-found', `no resource ${current.uri}: it was removed meanwhile`)
+    request.services.administration.audit.record({ type: 'resource.changed', result: 'success', resource: changed.uri, scopes: changed.scopes })
     const view = resourceView(changed, 'stored')
     return { etag: view.etag as string, body: view }
   },
@@ -118,6 +120,7 @@ export const resourcesOperations: Record<string, AdminOperation> = {
       throw problemOf(error)
     })
     if (!removed) throw new AdminProblem('not-found', `no resource ${current.uri}: it was removed meanwhile`)
+    request.services.administration.audit.record({ type: 'resource.removed', result: 'success', resource: current.uri })
     return { status: 204 }
   },
 }

@@ -63,8 +63,17 @@ export const serverOperations: Record<string, AdminOperation> = {
 
   async endChild(request) {
     const id = request.params['id']!
+    // who it served, for the audit event (the child leaves the list as it ends)
+    const child = (await request.services.nodes.children()).find((candidate) => candidate.id === id)
     const outcome = await request.services.nodes.endChild(id)
     if (outcome.kind === 'unknown') throw new AdminProblem('not-found', `no gateway child ${id} runs on any node (it may have ended): see GET /children`)
+    request.services.administration.audit.record({
+      type: 'gateway.child-ended-by-admin',
+      result: 'success',
+      ...(child?.subject !== undefined ? { subject: child.subject } : {}),
+      ...(child !== undefined && child.clientId !== '' ? { clientId: child.clientId } : {}),
+      details: { child: id, ...(child !== undefined ? { server: child.server, node: child.node } : {}), ...(outcome.kind === 'sent' ? { sent_to: outcome.node } : {}) },
+    })
     if (outcome.kind === 'ended') return { status: 204 }
     return { status: 202, body: { node: outcome.node, detail: `the node ${outcome.node} ends the child as it hears the request: GET /children no longer lists it then` } }
   },
