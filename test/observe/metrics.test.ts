@@ -110,7 +110,7 @@ describe('createMetrics: requests', () => {
     expect(await value(metrics, 'mcp_auth_http_requests_total', { method: 'POST', route: '/token', status: '4xx' })).toBe(1)
     expect(await value(metrics, 'mcp_auth_http_requests_total', { method: 'GET', route: 'unmatched', status: '2xx' })).toBe(1)
     const { values } = await metrics.registry.getSingleMetric('mcp_auth_token_request_duration_seconds')!.get()
-    expect(values.find((entry) => entry.metricName === 'mcp_auth_token_request_duration_seconds_count')?.value).toBe(5)
+    expect(values.find((entry) => (entry as { metricName?: string }).metricName === 'mcp_auth_token_request_duration_seconds_count')?.value).toBe(5)
     const text = (await metrics.scrape()).body
     expect(text).not.toContain('abc123')
   })
@@ -126,7 +126,9 @@ describe('createMetrics: requests', () => {
     expect(await value(metrics, 'mcp_auth_mcp_requests_total', { method: 'other', status: '2xx' })).toBe(1)
     expect(await value(metrics, 'mcp_auth_unavailable_responses_total', { route: '/mcp' })).toBe(1)
     const { values } = await metrics.registry.getSingleMetric('mcp_auth_mcp_request_duration_seconds')!.get()
-    expect(values.find((entry) => entry.metricName === 'mcp_auth_mcp_request_duration_seconds_count' && entry.labels['method'] === 'tools/call')?.value).toBe(4)
+    expect(
+      values.find((entry) => (entry as { metricName?: string }).metricName === 'mcp_auth_mcp_request_duration_seconds_count' && entry.labels['method'] === 'tools/call')?.value,
+    ).toBe(4)
   })
 })
 

@@ -16,6 +16,7 @@ import type { GrantAdmin } from './admin/grant-admin.js'
 import type { ClientSummary } from './admin/client-admin.js'
 import { createAdministration, type Administration } from './admin/create-administration.js'
 import { AdminAuthority } from './admin-api/admin-caller.js'
+import { metricsEndpoint } from './admin-api/metrics-endpoint.js'
 import { adminApi } from './admin-api/admin-api.js'
 import { PasswordLinks } from './stores/password-links.js'
 import { consoleClient, consoleRedirectUris } from './console/console-client.js'
@@ -176,7 +177,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer)
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -189,6 +190,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
+  observer: Observer,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -412,6 +414,7 @@ async function assemble(
   const middleware = composeScoped(
     authorizationServerStack({
       adminApi: adminApiMiddleware,
+      metrics: metricsEndpoint({ path: `${options.mountPath}${defaults.observe.metrics.path}`, observer, authority: adminAuthority }),
       blocked,
       console: consoleMiddleware,
       options,

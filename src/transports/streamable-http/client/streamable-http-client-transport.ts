@@ -5,6 +5,7 @@ import { encodeHeaderValue } from '../../../schema/header-values.js'
 import { META, NAME_FIELD, isStatelessRevision } from '../../../schema/revisions.js'
 import { HttpTransportError } from '../../http/http-transport-error.js'
 import { readSse } from '../../http/read-sse.js'
+import { withTraceContext } from '../../http-client/trace-context.js'
 
 export interface StreamableHttpClientOptions {
   /** The fetch to use; an auth layer passes one that adds credentials. Default: globalThis.fetch. */
@@ -71,7 +72,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(url: URL | string, options: StreamableHttpClientOptions = {}) {
     const d = defaults.httpClient
     this.#url = new URL(url)
-    this.#fetch = options.fetch ?? globalThis.fetch
+    this.#fetch = withTraceContext(options.fetch ?? globalThis.fetch)
     this.#options = {
       openGetStream: options.openGetStream ?? true,
       requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,
