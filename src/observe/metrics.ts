@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { defaults } from '../config/defaults.js'
+import { TallyCounter, TallyHistogram } from './tally.js'
 
 /** A gauge read at each scrape: `set` it once per label set (or once, without labels). */
 export interface CollectedGauge<L extends string> {
@@ -32,6 +33,16 @@ export class Metrics {
   /** A latency histogram (seconds) with the buckets of `defaults.observe.metrics.latencyBuckets`. */
   histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
     return new Histogram({ name, help, labelNames, buckets: this.#buckets, registers: [this.registry] })
+  }
+
+  /** A counter for the request path: its series are cells the caller keeps (see TallyCounter). */
+  tallyCounter(name: string, help: string): TallyCounter {
+    return new TallyCounter(this.registry, name, help)
+  }
+
+  /** A latency histogram (seconds) for the request path, with the buckets of `latencyBuckets` (see TallyHistogram). */
+  tallyHistogram(name: string, help: string): TallyHistogram {
+    return new TallyHistogram(this.registry, name, help, this.#buckets)
   }
 
   /** A gauge whose value is asked for at each scrape (open sessions, children running, Redis up). */

@@ -15,6 +15,9 @@ export interface RequestObserver {
   finish(finished: FinishedRequest): void
 }
 
+/** Runs a request's listener (`listener(req, res)`) in a scope of its own: the request span's context. */
+export type RequestScope = (record: RequestRecord, listener: RequestListener, req: IncomingMessage, res: ServerResponse) => void
+
 export interface ObserverOptions {
   /** The server's log (default: silent). */
   log?: Log
@@ -43,7 +46,7 @@ export class Observer {
   readonly #trustProxy: boolean
   readonly #requestObservers: RequestObserver[] = []
   readonly #auditObservers: Array<(event: StoredAuditEvent) => void> = []
-  #requestScope: ((record: RequestRecord, run: () => void) => void) | undefined
+  #requestScope: RequestScope | undefined
   #sequence = 0
 
   constructor(options: ObserverOptions = {}) {
@@ -78,7 +81,7 @@ export class Observer {
    * Runs each observed request's listener through `scope` (once: the spans run it inside the
    * request span's context, so what the request does is that span's child).
    */
-  setRequestScope(scope: (record: RequestRecord, run: () => void) => void): void {
+  setRequestScope(scope: RequestScope): void {
     this.#requestScope = scope
   }
 
@@ -136,7 +139,7 @@ export class Observer {
       }
       const scope = self.#requestScope
       if (scope === undefined) listener(req, res)
-      else scope(record, () => listener(req, res))
+      else scope(record, listener, req, res)
     }
   }
 }

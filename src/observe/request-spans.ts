@@ -41,9 +41,9 @@ export function traceRequests(observer: Observer): void {
       span.end()
     },
   })
-  observer.setRequestScope((record, run) => {
-    const slot = record.slots.get(SPAN) as Slot | undefined
-    if (slot === undefined) run()
-    else context.with(slot.context, run)
+  observer.setRequestScope((record, listener, req, res) => {
+    const slot = record.slots.size === 0 ? undefined : (record.slots.get(SPAN) as Slot | undefined)
+    if (slot === undefined) listener(req, res)
+    else context.with(slot.context, listener, undefined, req, res)
   })
 }
