@@ -93,6 +93,20 @@ describe('GET /metrics on the main origin (admin scope)', () => {
     expect(wrong.status).toBe(401)
   })
 
+  it('lets a machine client an administrator designated scrape with the client credentials grant (as Prometheus oauth2 does)', async () => {
+    const machine = await s.job.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp-auth:admin' })
+    const response = await fetch(`${s.origin}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${machine.client_id}:${machine.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'mcp-auth:admin', resource: `${s.origin}/admin/api` }),
+    })
+    expect(response.status).toBe(200)
+    const { access_token } = (await response.json()) as { access_token: string }
+    const scraped = await fetch(`${s.origin}/metrics`, { headers: { authorization: `Bearer ${access_token}` } })
+    expect(scraped.status).toBe(200)
+    expect(await scraped.text()).toContain('# TYPE mcp_auth_token_requests_total counter')
+  })
+
   it('counts a known sequence of token requests and MCP calls exactly', async () => {
     const client = await s.job.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp' })
     const before = await scrape()
@@ -169,6 +183,36 @@ describe('mcp-auth start --metrics-port', () => {
       expect((await fetch(url!, { method: 'POST' })).status).toBe(405)
       await stopChild(started.child)
       await expect(fetch(url!)).rejects.toThrow()
+    } finally {
+      await stopChild(started.child)
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe('mcp-auth auth-server --metrics-port', () => {
+  it('counts the token requests the authorization server answered', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mcp-auth-metrics-cli-'))
+    const started = await startCli(['auth-server', '--port', '0', '--data-dir', dataDir, '--metrics-port', '0'])
+    try {
+      const url = /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(started.output())?.[1]
+      expect(url, started.output()).toBeDefined()
+      const origin = new URL(started.url).origin
+      for (let i = 0; i < 3; i++) {
+        const refused = await fetch(`${origin}/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'nobody' }),
+        })
+        expect(refused.status).toBe(401)
+      }
+      let series = parse(await (await fetch(url!)).text())
+      for (let i = 0; i < 50 && sum(series, 'mcp_auth_token_request_duration_seconds_count') < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        series = parse(await (await fetch(url!)).text())
+      }
+      expect(sum(series, 'mcp_auth_http_requests_total', { method: 'POST', route: '/token', status: '4xx' })).toBe(3)
+      expect(sum(series, 'mcp_auth_token_request_duration_seconds_count')).toBe(3)
     } finally {
       await stopChild(started.child)
       await rm(dataDir, { recursive: true, force: true })
