@@ -107,6 +107,25 @@ describe('GET /metrics on the main origin (admin scope)', () => {
     expect(await scraped.text()).toContain('# TYPE mcp_auth_token_requests_total counter')
   })
 
+  it('gauges a legacy HTTP+SSE session as a session and a stream while it is open', async () => {
+    const client = await s.job.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp' })
+    const token = await clientCredentials(s.origin, client)
+    const stream = new AbortController()
+    const response = await fetch(`${s.origin}/sse`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: stream.signal })
+    expect(response.status).toBe(200)
+    await response.body!.getReader().read()
+    const open = await scrape()
+    expect(sum(open, 'mcp_auth_mcp_sessions_open', { transport: 'sse' })).toBe(1)
+    expect(sum(open, 'mcp_auth_mcp_streams_open', { transport: 'sse' })).toBe(1)
+    stream.abort()
+    let closed = await scrape()
+    for (let i = 0; i < 50 && sum(closed, 'mcp_auth_mcp_sessions_open', { transport: 'sse' }) !== 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      closed = await scrape()
+    }
+    expect(sum(closed, 'mcp_auth_mcp_sessions_open', { transport: 'sse' })).toBe(0)
+  })
+
   it('counts a known sequence of token requests and MCP calls exactly', async () => {
     const client = await s.job.as.addClient({ grant_types: ['client_credentials'], response_types: [], redirect_uris: [], scope: 'mcp' })
     const before = await scrape()
