@@ -14,7 +14,7 @@ export function withTraceContext(fetchImpl: typeof fetch): typeof fetch {
   return function tracedFetch(input, init) {
     const active = context.active()
     if (trace.getSpan(active) === undefined) return fetchImpl(input, init)
-    const headers = new Headers(init?.headers)
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined))
     propagation.inject(active, headers, { set: (carrier, key, value) => carrier.set(key, value) })
     return fetchImpl(input, { ...init, headers })
   }
