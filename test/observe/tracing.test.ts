@@ -114,6 +114,8 @@ describe('spans', () => {
     const http = finished.find((span) => span.spanContext().spanId === parentOf(call))
     expect(http?.kind).toBe(SpanKind.SERVER)
     expect(http?.attributes['http.request.method']).toBe('POST')
+    // called outside any span: the client sent no traceparent, the request's span is a root
+    expect(parentOf(http!)).toBeUndefined()
     expect(JSON.stringify(finished.map((span) => span.attributes))).not.toContain('secret-looking')
   })
 
