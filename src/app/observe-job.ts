@@ -5,7 +5,7 @@ import { traceRequests } from '../observe/request-spans.js'
 /** What a job tells its metrics about: its MCP apps' handlers, its storage. */
 export interface ObservedJobParts {
   /** Every MCP app the job serves (each with its Streamable HTTP and legacy HTTP+SSE handlers). */
-  mcps: readonly { streamable: { sessionCount: number; listenStreamCount: number }; legacySse: { sessionCount: number } }[]
+  mcps: readonly { streamable: { sessionCount: number; listenStreamCount: number; standaloneStreamCount: number }; legacySse: { sessionCount: number } }[]
   /** Whether Redis answers (the job's health), when the job runs on Redis. */
   redis?: () => Promise<boolean>
 }
@@ -43,11 +43,11 @@ export function observeJob(observer: Observer, parts: ObservedJobParts): void {
   })
   metrics.addGauge({
     name: 'mcp_auth_mcp_streams_open',
-    help: 'Server-sent event streams open in this process, by transport (a legacy HTTP+SSE session is one stream).',
+    help: 'Server-sent event streams open in this process, by transport (GET streams of sessions and subscriptions/listen; a legacy HTTP+SSE session is one stream).',
     labelNames: ['transport'],
     collect(set) {
       set(
-        sum((mcp) => mcp.streamable.listenStreamCount),
+        sum((mcp) => mcp.streamable.listenStreamCount + mcp.streamable.standaloneStreamCount),
         { transport: 'streamable-http' },
       )
       set(

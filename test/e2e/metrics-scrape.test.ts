@@ -164,6 +164,9 @@ describe('GET /metrics on the main origin (admin scope)', () => {
     // the session's end
     expect(delta('mcp_auth_http_requests_total', { method: 'DELETE' })).toBe(1)
     expect(sum(during, 'mcp_auth_mcp_sessions_open', { transport: 'streamable-http' })).toBe(1)
+    // the session's GET stream, which our client opens after initialization
+    expect(sum(during, 'mcp_auth_mcp_streams_open', { transport: 'streamable-http' })).toBe(1)
+    expect(sum(after, 'mcp_auth_mcp_streams_open', { transport: 'streamable-http' })).toBe(0)
     expect(sum(after, 'mcp_auth_mcp_sessions_open', { transport: 'streamable-http' })).toBe(0)
     expect(sum(after, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
     // never a client id, a token or a raw path in a label
