@@ -14,7 +14,8 @@ export const metricsOptions = {
 /** Their lines of a usage text, descriptions starting at `column` as the command's other options do. */
 export function metricsUsage(column: number): string {
   const m = defaults.observe.metrics
-  const line = (option: string, text: string): string => `  ${option.padEnd(column - 2)}${text}`
+  // an option too long for the column gets its description on the next line, as the commands' own do
+  const line = (option: string, text: string): string => (option.length + 3 > column ? `  ${option}\n${' '.repeat(column)}${text}` : `  ${option.padEnd(column - 2)}${text}`)
   return [
     line('--metrics', `Prometheus metrics at <issuer>${m.path}, for an administrator's token only`),
     line('--metrics-port PORT', `also serve them on a listener of their own (GET ${m.path}, no token; implies --metrics)`),

@@ -154,6 +154,8 @@ More: docs/gateway.md.
     const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
     const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
     const observer = new Observer()
+    if (values.metrics === true && values['metrics-port'] === undefined && authServer !== undefined)
+      throw new UsageError('--metrics serves them on our authorization server, and --auth-server runs none here: give --metrics-port PORT instead')
     const metrics = metricsChoice(values, observer, 'gateway')
     const { createGatewayJob } = await import('../../app/gateway-job.js')
     const job = await createGatewayJob({
