@@ -24,7 +24,18 @@ export function observeJob(observer: Observer, parts: ObservedJobParts): void {
   traceRequests(observer)
   const metrics = metricsOf(observer)
   if (metrics === undefined) return
-  const { mcps } = parts
+  const { mcps, redis } = parts
+  if (redis !== undefined) {
+    metrics.addGauge({
+      name: 'mcp_auth_redis_up',
+      help: 'Whether Redis answered at the last scrape (1) or not (0).',
+      async collect(set) {
+        set((await redis().catch(() => false)) ? 1 : 0)
+      },
+    })
+  }
+  // a server without MCP endpoints (the standalone authorization server) has no sessions to gauge
+  if (mcps.length === 0) return
   const sum = (count: (mcp: ObservedJobParts['mcps'][number]) => number): number => mcps.reduce((total, mcp) => total + count(mcp), 0)
   metrics.addGauge({
     name: 'mcp_auth_mcp_sessions_open',
@@ -56,14 +67,4 @@ export function observeJob(observer: Observer, parts: ObservedJobParts): void {
       )
     },
   })
-  const { redis } = parts
-  if (redis !== undefined) {
-    metrics.addGauge({
-      name: 'mcp_auth_redis_up',
-      help: 'Whether Redis answered at the last scrape (1) or not (0).',
-      async collect(set) {
-        set((await redis().catch(() => false)) ? 1 : 0)
-      },
-    })
-  }
 }
