@@ -4,6 +4,8 @@ import { defaults } from '../config/defaults.js'
 /** What the API's global provider delegates to while no SDK registered one. */
 const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
 let tracer: Tracer | undefined
+/** Longest tool or prompt name a span is named after (longer: the span is named after the method alone). */
+const MAX_NAME_LENGTH = 128
 
 /**
  * Whether an OpenTelemetry SDK registered a tracer provider (`trace.setGlobalTracerProvider`, or
@@ -22,7 +24,7 @@ export function ourTracer(): Tracer {
   return tracer
 }
 
-/** Ends `span` with the outcome of `outcome`: the error's class and JSON-RPC or OAuth code, never its message (it may quote input). */
+/** Ends `span`, marked as failed when `error` is given: its JSON-RPC or OAuth code (else its class) as `error.type`, never its message (it may quote input). */
 export function endSpan(span: Span, error?: unknown): void {
   if (error !== undefined) {
     span.setStatus({ code: SpanStatusCode.ERROR })
@@ -41,7 +43,9 @@ export function endSpan(span: Span, error?: unknown): void {
  */
 export function traceMcpRequest<T>(method: string, params: Readonly<Record<string, unknown>>, run: () => T): T {
   if (!tracingOn()) return run()
-  const name = typeof params['name'] === 'string' && (method === 'tools/call' || method === 'prompts/get') ? params['name'] : undefined
+  // the name as the client sent it (an unknown tool's too): a span name, never a metric label; a long one is left out
+  const given = method === 'tools/call' || method === 'prompts/get' ? params['name'] : undefined
+  const name = typeof given === 'string' && given.length <= MAX_NAME_LENGTH ? given : undefined
   const span = ourTracer().startSpan(name === undefined ? method : `${method} ${name}`, {
     kind: SpanKind.SERVER,
     attributes: {
