@@ -919,6 +919,12 @@ export const defaults = {
     tracing: {
       /** The instrumentation scope name our spans carry (what a trace backend groups them by). */
       tracerName: 'mcp-auth',
+      /**
+       * Longest tool or prompt name an MCP request's span is named after (`tools/call <name>`);
+       * a longer one (a client may send any) leaves the span named after the method alone. 128
+       * covers every real tool name and keeps a hostile one out of trace backends' indexes.
+       */
+      maxNameLength: 128,
     },
     // ---- fair limits per principal on MCP calls ----
     limits: {},

@@ -4,8 +4,6 @@ import { defaults } from '../config/defaults.js'
 /** What the API's global provider delegates to while no SDK registered one. */
 const NO_PROVIDER = new ProxyTracerProvider().getDelegate()
 let tracer: Tracer | undefined
-/** Longest tool or prompt name a span is named after (longer: the span is named after the method alone). */
-const MAX_NAME_LENGTH = 128
 
 /**
  * Whether an OpenTelemetry SDK registered a tracer provider (`trace.setGlobalTracerProvider`, or
@@ -45,7 +43,7 @@ export function traceMcpRequest<T>(method: string, params: Readonly<Record<strin
   if (!tracingOn()) return run()
   // the name as the client sent it (an unknown tool's too): a span name, never a metric label; a long one is left out
   const given = method === 'tools/call' || method === 'prompts/get' ? params['name'] : undefined
-  const name = typeof given === 'string' && given.length <= MAX_NAME_LENGTH ? given : undefined
+  const name = typeof given === 'string' && given.length <= defaults.observe.tracing.maxNameLength ? given : undefined
   const span = ourTracer().startSpan(name === undefined ? method : `${method} ${name}`, {
     kind: SpanKind.SERVER,
     attributes: {
