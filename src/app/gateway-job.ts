@@ -17,6 +17,8 @@ import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy
 import { gatewayServerNameProblem } from './gateway-server-name.js'
 import { Observer } from '../observe/observer.js'
 import { FileAuditTrail } from '../observe/file-audit-trail.js'
+import { observeGatewayChildren } from './observe-gateway-children.js'
+import { observeJob } from './observe-job.js'
 import { createMainJob, type MainJobOptions, type ProtectedResourceSpec } from './main-job.js'
 import { prefixRouter } from './prefix-router.js'
 import { createProtectedMcpApp, type ProtectedMcpApp } from './protected-mcp-app.js'
@@ -145,6 +147,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
   const late: Late = { accountValues: options.accountValues, signer: undefined }
   // every child, listed for the admin API (GET /children, DELETE /children/{id})
   const children = new GatewayChildren(options.observer !== undefined ? { observer: options.observer } : {})
+  if (options.observer !== undefined) observeGatewayChildren(options.observer, () => children.list().length)
   const mounts = options.servers === undefined ? [rootMount(options, late, log, children)] : options.servers.map((server) => serverMount(options, server, late, log, children))
   const closeHosts = async () => {
     await Promise.all(mounts.map((mount) => mount.host.close()))
@@ -219,6 +222,7 @@ export async function createGatewayJob(options: GatewayJobOptions): Promise<Gate
         observer,
       }),
     )
+    observeJob(observer, { mcps: apps })
     const notFound: RequestListener = (_req, res) => {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`not found: the servers are at ${mounts.map((mount) => `${mount.prefix}/mcp`).join(', ')}\n`)
     }

@@ -10,6 +10,7 @@ import type { SessionHost } from '../session-host/session-host.js'
 import { isLoopbackHost, LOOPBACK_HOSTS } from '../transports/http/origin-policy.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { Observer } from '../observe/observer.js'
+import { observeJob } from './observe-job.js'
 import { homePageMiddleware } from './home-page-middleware.js'
 import { prefixRouter } from './prefix-router.js'
 import { type ProtectedResourceSpec, protectedResourceInput } from './protected-resource-input.js'
@@ -211,6 +212,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
     }),
   )
   const mcp = mcps[0]!
+  observeJob(observer, { mcps, ...(redis !== undefined ? { redis: () => as.health() } : {}) })
   return {
     origin,
     as,

@@ -975,9 +975,40 @@ export const defaults = {
       maxRecordedUsernameLength: 256,
     },
     // ---- Prometheus metrics ----
-    metrics: {},
+    metrics: {
+      /**
+       * Interface the separate metrics listener (`--metrics-port`) binds unless `--metrics-host`
+       * says otherwise: loopback, so metrics are never public by accident (a scraper on another
+       * host needs the operator to choose an interface, or scrapes `/metrics` with an admin token).
+       */
+      host: '127.0.0.1',
+      /** Path of the metrics on the separate listener and on the main origin (behind the admin scope). */
+      path: '/metrics',
+      /**
+       * Buckets (seconds) of the latency histograms of `/token` and MCP calls: 0.1 ms (a cached
+       * tools/call) to 10 s (a slow tool, a token request waiting on storage), about 2.5× apart so
+       * a quantile is never more than one bucket off.
+       */
+      latencyBuckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      /**
+       * Most distinct values one label takes (a route template, a refusal reason): past it, new
+       * values count as `other`. Routes and reasons are fixed phrases of ours, so 100 is ample;
+       * the cap keeps a bug (or an attacker's input reaching a reason) from growing the series
+       * without bound.
+       */
+      maxLabelValues: 100,
+    },
     // ---- OpenTelemetry spans ----
-    tracing: {},
+    tracing: {
+      /** The instrumentation scope name our spans carry (what a trace backend groups them by). */
+      tracerName: 'mcp-auth',
+      /**
+       * Longest tool or prompt name an MCP request's span is named after (`tools/call <name>`);
+       * a longer one (a client may send any) leaves the span named after the method alone. 128
+       * covers every real tool name and keeps a hostile one out of trace backends' indexes.
+       */
+      maxNameLength: 128,
+    },
     // ---- fair limits per principal on MCP calls ----
     limits: {
       /**

@@ -15,6 +15,9 @@ export interface RequestObserver {
   finish(finished: FinishedRequest): void
 }
 
+/** Runs a request's listener (`listener(req, res)`) in a scope of its own: the request span's context. */
+export type RequestScope = (record: RequestRecord, listener: RequestListener, req: IncomingMessage, res: ServerResponse) => void
+
 export interface ObserverOptions {
   /** The server's log (default: silent). */
   log?: Log
@@ -43,6 +46,7 @@ export class Observer {
   readonly #trustProxy: boolean
   readonly #requestObservers: RequestObserver[] = []
   readonly #auditObservers: Array<(event: StoredAuditEvent) => void> = []
+  #requestScope: RequestScope | undefined
   #sequence = 0
 
   constructor(options: ObserverOptions = {}) {
@@ -73,6 +77,14 @@ export class Observer {
     this.#requestObservers.push(observer)
   }
 
+  /**
+   * Runs each observed request's listener through `scope` (once: the spans run it inside the
+   * request span's context, so what the request does is that span's child).
+   */
+  setRequestScope(scope: RequestScope): void {
+    this.#requestScope = scope
+  }
+
   /** Adds a listener for every audit event recorded from now on (the metrics count them). */
   addAuditObserver(listener: (event: StoredAuditEvent) => void): void {
     this.#auditObservers.push(listener)
@@ -101,6 +113,7 @@ export class Observer {
   observeRequests(listener: RequestListener): RequestListener {
     const observers = this.#requestObservers
     const trustProxy = this.#trustProxy
+    const self = this
     return function observedRequest(req: IncomingMessage, res: ServerResponse): void {
       const record: RequestRecord = { id: requestId(req, trustProxy), method: req.method ?? 'GET', startedAt: process.hrtime.bigint(), slots: new Map() }
       attachRequestRecord(req, record)
@@ -126,7 +139,9 @@ export class Observer {
         res.once('finish', end)
         res.once('close', end)
       }
-      listener(req, res)
+      const scope = self.#requestScope
+      if (scope === undefined) listener(req, res)
+      else scope(record, listener, req, res)
     }
   }
 }

@@ -12,6 +12,7 @@ import { createServerContext, type ServerContext } from './context.js'
 import { isAtLeast, isLoggingLevel } from './logging.js'
 import type { ServerCore } from './server-core.js'
 import { featureMethod } from './feature-methods.js'
+import { traceMcpRequest } from '../observe/tracing.js'
 import { metaProtocolVersion } from '../schema/meta-protocol-version.js'
 import type { HostedSession, SessionHost } from '../session-host/session-host.js'
 import type { SharedSessionState } from '../sessions/shared-session-state.js'
@@ -270,7 +271,8 @@ export class ServerSession implements HostedSession {
     const feature = featureMethod(method)
     if (feature !== undefined) {
       if (!feature.offered(this.#capabilities)) return undefined
-      return (params, base) => feature.run(this.#core, params, createServerContext(this, base), this.#protocolVersion)
+      // a span per request when an OpenTelemetry SDK is registered (the HTTP request's child)
+      return (params, base) => traceMcpRequest(method, params, () => feature.run(this.#core, params, createServerContext(this, base), this.#protocolVersion))
     }
     const entry = Object.hasOwn(ServerSession.#methods, method) ? ServerSession.#methods[method] : undefined
     if (entry === undefined || !entry.offered(this.#capabilities)) return undefined

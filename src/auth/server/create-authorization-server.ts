@@ -18,6 +18,7 @@ import type { GrantAdmin } from './admin/grant-admin.js'
 import type { ClientSummary } from './admin/client-admin.js'
 import { createAdministration, type Administration } from './admin/create-administration.js'
 import { AdminAuthority } from './admin-api/admin-caller.js'
+import { metricsEndpoint } from './admin-api/metrics-endpoint.js'
 import { adminApi } from './admin-api/admin-api.js'
 import { PasswordLinks } from './stores/password-links.js'
 import { consoleClient, consoleRedirectUris } from './console/console-client.js'
@@ -441,6 +442,7 @@ async function assemble(
   const middleware = composeScoped(
     authorizationServerStack({
       adminApi: adminApiMiddleware,
+      metrics: metricsEndpoint({ path: `${options.mountPath}${defaults.observe.metrics.path}`, observer, authority: adminAuthority }),
       blocked,
       console: consoleMiddleware,
       options,

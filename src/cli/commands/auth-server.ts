@@ -10,12 +10,16 @@ import { closeOnSignal, createCliServer, freePort, listenOrExplain, listeningUrl
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
+import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
+import { Observer } from '../../observe/observer.js'
+import { observeJob } from '../../app/observe-job.js'
 
 export const authServerCommand: Command = {
   name: 'auth-server',
   summary: 'run the standalone OAuth 2.1 authorization server for MCP',
   usage: `
 Usage: mcp-auth auth-server [--config FILE] [--issuer URL] [--host 127.0.0.1] [--port N] [--data-dir DIR] [--redis URL]
+                            [--metrics] [--metrics-port PORT [--metrics-host HOST]]
 
 Runs the authorization server: RFC 8414 / OIDC metadata, dynamic client registration, client ID
 metadata documents, authorization code + PKCE with login and consent pages, client credentials,
@@ -32,6 +36,7 @@ Options:
   --resource URL     protected MCP resource (repeatable, after the configuration file's;
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
+${metricsUsage(21)}
 ${serverUsageTail(21, 'storage is unreachable')}
 `,
   options: {
@@ -43,6 +48,7 @@ ${serverUsageTail(21, 'storage is unreachable')}
     resource: { type: 'string', multiple: true },
     'trust-proxy': { type: 'boolean' },
     ...redisOptions,
+    ...metricsOptions,
     ...drainOptions,
   },
   async run(values) {
@@ -67,7 +73,10 @@ ${serverUsageTail(21, 'storage is unreachable')}
     // Built before the port opens (see start): nothing is answered 503, and a fatal error exits.
     const actualPort = port === 0 ? await freePort(host) : port
     const url = listeningUrl(host, actualPort)
-    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url })
+    const observer = new Observer()
+    const metrics = metricsChoice(values, observer, 'auth-server')
+    const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url, observer })
+    observeJob(observer, { mcps: [], ...(redis !== undefined ? { redis: () => as.health() } : {}) })
     // an administration command pointed at this directory without --redis then says where the store is
     if (redis !== undefined) await writeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir, redis)
     else await removeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir)
@@ -75,7 +84,8 @@ ${serverUsageTail(21, 'storage is unreachable')}
     as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(options.dataDir ?? defaults.storage.dataDir, as.storage) : undefined
-    const server = createCliServer(as.app.callback(), { health: () => as.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) })
+    const metricsListener = await metrics.listen()
+    const server = createCliServer(observer.observeRequests(as.app.callback()), { health: () => as.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) })
     await listenOrExplain(server, actualPort, host, () => as.close())
     // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
     const closing = closeOnSignal(
@@ -92,5 +102,6 @@ ${serverUsageTail(21, 'storage is unreachable')}
     const dataDir = options.dataDir ?? defaults.storage.dataDir
     await printFirstAdministratorNotice(as, 'auth-server', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)
     await closing
+    await metricsListener?.close()
   },
 }

@@ -11,6 +11,8 @@ import { freePort } from '../serve.js'
 import { serveJob } from '../serve-job.js'
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { storeStatusEndpoint } from '../store-status-endpoint.js'
+import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
+import { Observer } from '../../observe/observer.js'
 
 const m = defaults.mainJob
 const g = defaults.gateway
@@ -75,6 +77,8 @@ ${drainUsage(23)}
   --trust-proxy        trust X-Forwarded-* from a TLS-terminating proxy (only when it overwrites them)
   --require-dpop       accept DPoP-bound tokens only (RFC 9449)
   --dpop-nonces        DPoP proofs must carry the server's nonce
+${metricsUsage(23)}
+                       (with --auth-server only the separate listener serves them)
   -h, --help           show this help
 Example: mcp-auth gateway --port 4000 -- npx -y @modelcontextprotocol/server-everything
 More: docs/gateway.md.
@@ -98,6 +102,7 @@ More: docs/gateway.md.
     'max-children-per-client': { type: 'string' },
     'idle-timeout': { type: 'string' },
     'initialize-timeout': { type: 'string' },
+    ...metricsOptions,
     ...redisOptions,
     ...drainOptions,
     issuer: { type: 'string' },
@@ -148,8 +153,13 @@ More: docs/gateway.md.
 
     const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
     const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
+    const observer = new Observer()
+    if (values.metrics === true && values['metrics-port'] === undefined && authServer !== undefined)
+      throw new UsageError('--metrics serves them on our authorization server, and --auth-server runs none here: give --metrics-port PORT instead')
+    const metrics = metricsChoice(values, observer, 'gateway')
     const { createGatewayJob } = await import('../../app/gateway-job.js')
     const job = await createGatewayJob({
+      observer,
       origin,
       dataDir,
       config: file as AuthorizationServerOptions,
@@ -183,6 +193,7 @@ More: docs/gateway.md.
       else await removeRedisStoreMarker(dataDir)
     }
     const endpoint = redis === undefined && job.as !== undefined ? storeStatusEndpoint(dataDir, job.as.storage) : undefined
+    const metricsListener = await metrics.listen()
     const { closed } = await serveJob(job, {
       command: 'gateway',
       port: actualPort,
@@ -218,6 +229,7 @@ More: docs/gateway.md.
       ].join('\n'),
     )
     await closed
+    await metricsListener?.close()
   },
 }
 

@@ -10,6 +10,8 @@ import { serveJob } from '../serve-job.js'
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { storeStatusEndpoint } from '../store-status-endpoint.js'
+import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
+import { Observer } from '../../observe/observer.js'
 
 const m = defaults.mainJob
 
@@ -19,6 +21,7 @@ export const startCommand: Command = {
   usage: `
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
                      [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces] [--demo]
+                     [--metrics] [--metrics-port PORT [--metrics-host HOST]]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -46,6 +49,7 @@ ${drainUsage(19)}
   --require-dpop   the MCP server accepts DPoP-bound tokens only (RFC 9449); by default it accepts
                    them beside Bearer tokens, for clients that use DPoP
   --dpop-nonces    DPoP proofs at the MCP server must carry its nonce (DPoP-Nonce, shared by every node)
+${metricsUsage(19)}
   --demo           with --redis: create the '${m.demoUsername}' account (scopes ${m.requiredScopes.join(' ')}) if the
                    deployment has none; the node that creates it prints its password
   -h, --help       show this help
@@ -58,6 +62,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     config: { type: 'string' },
     resource: { type: 'string', multiple: true },
     ...redisOptions,
+    ...metricsOptions,
     ...drainOptions,
     issuer: { type: 'string' },
     host: { type: 'string' },
@@ -86,8 +91,11 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
     const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
 
+    const observer = new Observer()
+    const metrics = metricsChoice(values, observer, 'start')
     const { createMainJob } = await import('../../app/main-job.js')
     const job = await createMainJob({
+      observer,
       origin,
       dataDir,
       config: fromFile,
@@ -111,8 +119,9 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         : `--redis ${redactedRedisUrl(redis.url)}${redis.prefix === undefined ? '' : ` --redis-prefix ${redis.prefix}`} --data-dir ${dataDir}`
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
+    const metricsListener = await metrics.listen()
     const { closed } = await serveJob(
-      { handler: mcp.handler, health: () => job.health(), close: () => job.close() },
+      { handler: job.handler, health: () => job.health(), close: () => job.close() },
       {
         command: 'start',
         port: actualPort,
@@ -156,6 +165,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       ].join('\n'),
     )
     await closed
+    await metricsListener?.close()
   },
 }
 

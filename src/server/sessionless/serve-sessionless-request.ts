@@ -2,6 +2,7 @@ import { ErrorCode, JsonRpcError, type JsonRpcParams, type JsonRpcRequest } from
 import type { AuthInfo } from '../../protocol/context.js'
 import { CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, META, revisionHasMethod, revisionOf } from '../../schema/revisions.js'
 import { featureMethod } from '../feature-methods.js'
+import { traceMcpRequest } from '../../observe/tracing.js'
 import type { ServerCore } from '../server-core.js'
 import { InputRequired, InputRound, type InputRequest } from './input-round.js'
 import { removedMethodError } from '../../session-host/removed-method-error.js'
@@ -87,7 +88,7 @@ async function runFeature(server: SessionlessServer, request: JsonRpcRequest, pa
   const context = new SessionlessRequestContext(request.id, request.method, params, meta, io, round)
   let outcome: { result: Result } | { error: unknown }
   try {
-    outcome = { result: (await feature.run(core, params, context, meta.protocolVersion)) as Result }
+    outcome = { result: (await traceMcpRequest(request.method, params, () => feature.run(core, params, context, meta.protocolVersion))) as Result }
   } catch (error) {
     outcome = { error }
   }

@@ -28,6 +28,7 @@ import type { Limiter } from './rate-limiter.js'
 import { registrationCors } from './registration-cors.js'
 import { registrationLimits } from './registration-limits.js'
 import { retryAfterOn503 } from './retry-after-on-503.js'
+import { tokenSpan } from './token-span.js'
 import { upstreamGuard } from './upstream-guard.js'
 
 /** What the authorization server's Koa stack is built from: all of it made before, by create-authorization-server. */
@@ -35,6 +36,8 @@ export interface AuthorizationServerStackDeps {
   options: ResolvedOptions
   /** The admin API (its metadata, its document, its operations behind the admin token check). */
   adminApi?: Middleware
+  /** `GET /metrics` behind the admin scope (see metricsEndpoint). */
+  metrics?: Middleware
   /** Clients an administrator blocked: introspection answers their tokens inactive. */
   blocked?: { isBlocked(clientId: string): boolean }
   /** The console's pages (`/admin` but its API, `/account`, the one-time pages). */
@@ -83,6 +86,8 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
     issuerHost({ issuer: options.issuer, trustProxy: options.trustProxy }),
     // the admin API: bearer tokens only (no cookie), its own problem-details answers; off the token path
     ...(deps.adminApi !== undefined ? [deps.adminApi] : []),
+    // the metrics, for an administrator's token only (404 while metrics are off)
+    ...(deps.metrics !== undefined ? [deps.metrics] : []),
     // the console and people's own page: sealed cookies of their own, every page behind the admin API's token check
     ...(deps.console !== undefined ? [deps.console] : []),
     // the server's own signed cookie jar for everything below (handed back by `cookies.leave` at the end)
@@ -91,6 +96,8 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
     metadataAliases({ mountPath, maxAgeSeconds: defaults.authServer.metadataMaxAgeSeconds }),
     // MCP 2025-03-26 default paths at the root, rewritten to the mounted endpoints: everything below sees the rewritten path
     defaultPathFallback({ mountPath, routes }),
+    // the token issuance as a span around all of it below (limits, client authentication, the grant), once the path is rewritten
+    tokenSpan({ path: `${mountPath}${routes.token}`, route: routes.token }),
     // CORS on registration for browser clients, before anything below may refuse it (a refusal carries CORS too)
     registrationCors({ registrationPath: `${mountPath}${routes.registration}` }),
     // registration body size and the unused-registration caps, before oidc-provider stores a client

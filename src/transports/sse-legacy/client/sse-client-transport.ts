@@ -3,6 +3,7 @@ import type { JsonRpcPayload } from '../../../jsonrpc/index.js'
 import type { MessageExtra, Transport } from '../../../protocol/transport.js'
 import { HttpTransportError } from '../../http/http-transport-error.js'
 import { readSse } from '../../http/read-sse.js'
+import { withTraceContext } from '../../http-client/trace-context.js'
 
 export interface SseClientOptions {
   fetch?: typeof fetch
@@ -34,7 +35,7 @@ export class SseClientTransport implements Transport {
 
   constructor(url: URL | string, options: SseClientOptions = {}) {
     this.#url = new URL(url)
-    this.#fetch = options.fetch ?? globalThis.fetch
+    this.#fetch = withTraceContext(options.fetch ?? globalThis.fetch)
     this.#headers = options.headers ?? {}
     this.#timeoutMs = options.requestTimeoutMs ?? defaults.httpClient.requestTimeoutMs
   }

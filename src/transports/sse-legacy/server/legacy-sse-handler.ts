@@ -62,6 +62,11 @@ export class LegacySseHandler {
     })
   }
 
+  /** Live sessions in this process (each one an open SSE stream). */
+  get sessionCount(): number {
+    return this.#sessions.size
+  }
+
   /** GET on the SSE path: open a session. */
   async handleStream(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {

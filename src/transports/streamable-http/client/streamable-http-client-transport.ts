@@ -6,6 +6,7 @@ import { META, NAME_FIELD, isStatelessRevision } from '../../../schema/revisions
 import { HttpTransportError } from '../../http/http-transport-error.js'
 import { readSse } from '../../http/read-sse.js'
 import { retryAfterOnce } from '../../http-client/retry-after-once.js'
+import { withTraceContext } from '../../http-client/trace-context.js'
 
 export interface StreamableHttpClientOptions {
   /** The fetch to use; an auth layer passes one that adds credentials. Default: globalThis.fetch. */
@@ -72,7 +73,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(url: URL | string, options: StreamableHttpClientOptions = {}) {
     const d = defaults.httpClient
     this.#url = new URL(url)
-    this.#fetch = retryAfterOnce(options.fetch ?? globalThis.fetch)
+    this.#fetch = retryAfterOnce(withTraceContext(options.fetch ?? globalThis.fetch))
     this.#options = {
       openGetStream: options.openGetStream ?? true,
       requestTimeoutMs: options.requestTimeoutMs ?? d.requestTimeoutMs,

@@ -91,6 +91,13 @@ export class SessionTable {
     return this.#sessions.size
   }
 
+  /** Sessions with their GET stream open (counted when asked, e.g. at a metrics scrape: not kept up to date on the request path). */
+  get standaloneStreams(): number {
+    let open = 0
+    for (const live of this.#sessions.values()) if (live.transport.hasStandaloneStream) open++
+    return open
+  }
+
   /** Whether saving state after a request is needed at all (a store is configured). */
   get stored(): boolean {
     return this.#options.sessionStore !== undefined

@@ -88,6 +88,11 @@ export class StreamableHttpHandler {
     return this.#sessions.size
   }
 
+  /** Open GET streams of sessions in this process (counted when asked: for a metrics scrape, not the request path). */
+  get standaloneStreamCount(): number {
+    return this.#sessions.standaloneStreams
+  }
+
   /** Open 2026-07-28 subscriptions/listen streams. */
   get listenStreamCount(): number {
     return this.#sessionless.listenStreams
