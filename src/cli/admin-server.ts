@@ -8,6 +8,7 @@ import type { AuthorizationServer } from '../auth/server/create-authorization-se
 import type { AuthorizationServerOptions } from '../auth/server/options.js'
 import { defaults } from '../config/defaults.js'
 import { loadConfigFile } from '../config/load-config-file.js'
+import type { RedisConnection } from '../redis/connection.js'
 import type { MessageBus } from '../sessions/message-bus.js'
 import { StorageLockedError } from '../storage/file-lock.js'
 import type { RecordStore } from '../storage/types.js'
@@ -109,17 +110,53 @@ export function cliObserver(): Observer {
 
 /** Opens the record store the servers read (see {@link adminTarget}); embedded storage admits one process. */
 export async function openAdminRecords(target: AdminTarget): Promise<AdminRecords> {
-  return { ...(await openRecords(target)), audit: cliAudit(target) }
+  const opened = await openRecords(target)
+  const audit = await openCliAudit(target, opened.connection).catch(async (error: unknown) => {
+    await opened.close()
+    throw error
+  })
+  return {
+    records: opened.records,
+    ...(opened.connection !== undefined ? { bus: opened.connection } : {}),
+    audit,
+    async close() {
+      // the command's events stored before the store goes
+      await audit.close()
+      await opened.close()
+    },
+  }
 }
 
-/** The audit of a command that acts on the store without a server: its events as the operator's at this shell. */
-export function cliAudit(target: Pick<AdminTarget, 'redis'>): Pick<AdminAudit, 'record'> {
-  const audit = new AdminAudit(cliObserver())
+/**
+ * The audit of a command that acts on the store without a server: its events as the operator's at
+ * this shell, kept where the servers keep theirs (the data directory's audit file, or the
+ * deployment's stream on `connection`, else one opened for it). `close()` waits until they are stored.
+ */
+export async function openCliAudit(target: Pick<AdminTarget, 'dataDir' | 'redis'>, connection?: RedisConnection): Promise<Pick<AdminAudit, 'record'> & { close(): Promise<void> }> {
+  const observer = cliObserver()
+  let own: RedisConnection | undefined
+  if (target.redis === undefined) {
+    const { FileAuditTrail } = await import('../observe/file-audit-trail.js')
+    observer.attachTrail(new FileAuditTrail({ dataDir: target.dataDir, log: observer.log }))
+  } else {
+    const { RedisConnection } = await import('../redis/connection.js')
+    const { RedisAuditTrail } = await import('../redis/redis-audit-trail.js')
+    own = connection === undefined ? await RedisConnection.connect(target.redis) : undefined
+    observer.attachTrail(new RedisAuditTrail((connection ?? own)!, { log: observer.log }))
+  }
+  const audit = new AdminAudit(observer)
   const origin = cliOrigin(target)
-  return { record: (event) => actingAs(origin, () => audit.record(event)) }
+  return {
+    record: (event) => actingAs(origin, () => audit.record(event)),
+    async close() {
+      await observer.trail?.flushed()
+      await observer.trail?.close()
+      await own?.close()
+    },
+  }
 }
 
-async function openRecords(target: AdminTarget): Promise<Omit<AdminRecords, 'audit'>> {
+async function openRecords(target: AdminTarget): Promise<{ records: RecordStore; connection?: RedisConnection; close(): Promise<void> }> {
   if (target.redis === undefined) {
     const { createLowdbStorage } = await import('../storage/lowdb-storage.js')
     const storage = await createLowdbStorage({ file: join(target.dataDir, defaults.storage.dbFile) }).catch(refuseBesideServer)
@@ -131,7 +168,7 @@ async function openRecords(target: AdminTarget): Promise<Omit<AdminRecords, 'aud
   const storage = createRedisStorage({ connection })
   return {
     records: storage.records,
-    bus: connection,
+    connection,
     async close() {
       await storage.close()
       await connection.close()

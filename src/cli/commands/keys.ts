@@ -7,7 +7,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { UsageError, type Command } from '../command.js'
 import { redisChoice, redisOptions } from '../redis-option.js'
-import { cliAudit } from '../admin-server.js'
+import { openCliAudit } from '../admin-server.js'
 
 export const keysCommand: Command = {
   name: 'keys',
@@ -48,7 +48,9 @@ Options:
     if (positionals[0] === 'list') return listKeys(dataDir, keyOptions, redisInput)
     if (redisInput === undefined) {
       const kids = await rotateSigningKeys(dataDir, keyOptions)
-      cliAudit({}).record({ type: 'keys.rotated', result: 'success', details: { kids, shared: false } })
+      const audit = await openCliAudit({ dataDir })
+      audit.record({ type: 'keys.rotated', result: 'success', details: { kids, shared: false } })
+      await audit.close()
       process.stdout.write(`new signing keys: ${kids.join(', ')} (restart the server to sign with them)\n`)
       return 0
     }
@@ -61,7 +63,9 @@ Options:
       const storage = createRedisStorage({ connection })
       try {
         const kids = await rotateClusterKeys(storage.records, dataDir, keyOptions)
-        cliAudit({ redis: settings }).record({ type: 'keys.rotated', result: 'success', details: { kids, shared: true } })
+        const audit = await openCliAudit({ dataDir, redis: settings }, connection)
+        audit.record({ type: 'keys.rotated', result: 'success', details: { kids, shared: true } })
+        await audit.close()
         process.stdout.write(
           `new signing keys: ${kids.join(', ')}, recorded for the deployment.\n` +
             `Every node must now get the new ${join(dataDir, defaults.authServer.keys.jwksFile)} and be restarted, one at a time (rolling); ` +

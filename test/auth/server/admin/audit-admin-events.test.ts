@@ -155,6 +155,18 @@ describe('administration events through the CLI', () => {
       const quiet = await runCli(['users', 'enable', 'fred', '--data-dir', s.dataDir])
       expect(quiet.code).toBe(0)
       expect(auditLines(quiet.stderr)).toEqual([])
+      // kept where the server keeps its own: the data directory's trail, as mcp-auth audit reads it
+      const trail = await runCli(['audit', '--data-dir', s.dataDir, '--json', '--type', 'account.', '--type', 'resource.'])
+      expect(trail.code).toBe(0)
+      const kept = trail.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string; actor?: Record<string, unknown> })
+      expect(kept.map((event) => [event.type, event.actor?.['os_user'] ?? event.actor?.['osUser']])).toEqual([
+        ['account.disabled', actor.osUser],
+        ['resource.added', actor.osUser],
+        ['account.enabled', actor.osUser],
+      ])
     } finally {
       await s.stop(true)
     }
@@ -177,6 +189,15 @@ describe('administration events through the CLI on Redis', () => {
       // nothing removed, nothing recorded
       expect(removed.code).not.toBe(0)
       expect(auditLines(removed.stderr)).toEqual([])
+      // in the deployment's stream, where every node keeps its events
+      const trail = await runCli(['audit', '--redis', redis.url, '--data-dir', s.dataDir, '--json', '--type', 'account.'])
+      expect(trail.code).toBe(0)
+      expect(
+        trail.stdout
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { type: string }).type),
+      ).toEqual(['account.disabled'])
     } finally {
       await rm(s.dataDir, { recursive: true, force: true })
       await redis.stop()
