@@ -9,13 +9,17 @@
 // With --baseline DIR (a checkout of an earlier commit, built: its dist/ and bench/fixtures/), the
 // same run also measures that build's two servers of ours, interleaved with this build's, and
 // reports this build / the baseline (no regression: medians within 5%) in a section of its own.
-// Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling --baseline DIR]
+// With --observe, it measures ours only, with what it reports (issue 33) turned off, on part by part,
+// all on without and with access lines (bench/fixtures/observe-mode.mjs), interleaved in one run:
+// each against everything off, and each part's server CPU per request.
+// Usage: npm run bench:protected [-- --seconds 4 --rounds 3 --no-write --only ours,sdk,ceiling --baseline DIR | --observe]
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { commitOf, machineLine, writeSection } from './report.mjs'
+import { OBSERVE_MODES } from './fixtures/observe-mode.mjs'
 import {
   cpuPerRequest,
   logMeasurement,
@@ -41,6 +45,7 @@ const { values } = parseArgs({
     'no-write': { type: 'boolean' },
     only: { type: 'string' },
     baseline: { type: 'string' },
+    observe: { type: 'boolean' },
   },
 })
 const SECONDS = positiveOption(values, 'seconds')
@@ -103,8 +108,30 @@ const withBaseline =
             ]
           : [server],
       )
+// --observe: ours in every reporting mode, nothing else
+const OBSERVE_LABELS = {
+  off: 'everything off (no request record, no limit, no trail, no metrics, no spans, no log)',
+  record: 'the request record and id only',
+  limits: 'per-principal rate limit (never reached)',
+  metrics: 'Prometheus metrics',
+  traces: 'OpenTelemetry spans through the API, no SDK',
+  audit: 'audit trail (file; refusals only on this path)',
+  'audit-calls': 'audit of every allowed call (opt-in per resource)',
+  access: 'access lines at info (file)',
+  on: 'limits + metrics + traces + audit + info log, access lines off',
+  'on-access': 'all on, access lines at info',
+}
+const observeServers = OBSERVE_MODES.map((mode) => ({
+  key: `observe-${mode}`,
+  label: `mcp-auth, ${OBSERVE_LABELS[mode]}`,
+  script: here('./fixtures/protected-ours.mjs'),
+  args: ['--observe', mode],
+  protected: true,
+  needs: DIST,
+}))
 const only = values.only?.split(',').map((key) => key.trim())
-const servers = only ? withBaseline.filter((server) => only.includes(server.key)) : withBaseline
+const candidates = values.observe ? observeServers : withBaseline
+const servers = only ? candidates.filter((server) => only.includes(server.key)) : candidates
 // A partial run must not replace the full table in docs/performance.md.
 const write = !values['no-write'] && !only
 
@@ -209,9 +236,66 @@ const goals = [
 ].join('\n')
 const table = resultTable(servers, MODES, results, unavailable, { cpu: true })
 const { warnings, failed } = runWarnings(results, unavailable)
-printReport([table, goals], warnings, started)
+const observeGoals = values.observe ? observeRows() : undefined
+printReport(values.observe ? [table, observeGoals] : [table, goals], warnings, started)
 
-if (write && BASELINE !== undefined) {
+/** The observe run's rows: each mode / everything off (req/s), the issue's two goals judged, and each part's server CPU per request beyond off. */
+function observeRows() {
+  const off = 'observe-off'
+  const judged = { on: 0.95, 'on-access': 0.9 }
+  const cpu = (key, mode) => results[key]?.[mode]?.cpuUs
+  const rows = OBSERVE_MODES.filter((mode) => mode !== 'off').map((mode) =>
+    row(
+      `${mode} / off${judged[mode] ? `, goal ≥ ${judged[mode] * 100}%` : ''}`,
+      `observe-${mode}`,
+      off,
+      (value) => `${(value * 100).toFixed(1)}%`,
+      judged[mode] ? { met: (kept) => kept >= judged[mode], judged: () => true } : undefined,
+    ),
+  )
+  const cost = OBSERVE_MODES.filter((mode) => mode !== 'off').map((mode) => {
+    const cells = MODES.map((m) => {
+      const a = cpu(`observe-${mode}`, m.key)
+      const b = cpu(off, m.key)
+      return a === undefined || b === undefined ? 'n/a' : `${a - b >= 0 ? '+' : ''}${(a - b).toFixed(1)} µs`
+    })
+    return `| ${mode} | ${cells.join(' | ')} |`
+  })
+  return [
+    `| req/s against everything off | ${MODES.map((mode) => mode.label).join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(MODES.length)}`,
+    ...rows,
+    '',
+    `| server CPU per request beyond everything off | ${MODES.map((mode) => mode.label).join(' | ')} |`,
+    `| --- |${' ---: |'.repeat(MODES.length)}`,
+    ...cost,
+  ].join('\n')
+}
+
+if (write && values.observe) {
+  await writeSection(
+    'observe-protected',
+    `## Protected HTTP with logs, audit, metrics, traces and limits (issue 33)
+
+Command: \`npm run bench:protected -- --observe\`. The workload of the section "Protected HTTP: authenticated
+stateless tools/call (ES256 JWT)" (one token, the echo tool, stateless JSON), ours only, in every
+reporting mode of \`bench/fixtures/observe-mode.mjs\`: everything off, each part alone, all on with
+access lines off (the log at \`info\` to a file, which then holds only what the flows record), and
+all on with an access line per request. The limit is raised so the one token never reaches it (the
+check runs on every request); the audit trail is the JSON-lines file; traces go through
+\`@opentelemetry/api\` with no SDK registered (what a user who installed none pays). ${ROUNDS} rounds, every mode
+started fresh each round, the order rotated; medians. The goals (issue 33): all on, access lines off,
+at least 95% of everything off; with access lines as well, at least 90%. Server CPU per request is
+the server process's user + system time per answered request; a part's cost is its median minus
+that of everything off (noise of about ±1 µs on these VMs).
+${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
+${machineLine()}; build ${commitOf(here('..'))}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
+
+${table}
+
+${observeGoals}`,
+  )
+} else if (write && BASELINE !== undefined) {
   await writeSection(
     'protected-regression',
     `## Protected HTTP: this build against an earlier one (no regression)
