@@ -113,7 +113,6 @@ export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcp
     resourceName: _n,
     dpop: _d,
     requireDpop: _rd,
-    observer: _o,
     ...httpOptions
   } = options
   const app = createMcpHttpApp(server, {

@@ -1,4 +1,6 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
+import type { IncomingMessage } from 'node:http'
+import { logError } from '../../observe/log-error.js'
 import { Observer } from '../../observe/observer.js'
 import './provider/unsupported-runtime-warning.js'
 import Koa from 'koa'
@@ -177,6 +179,9 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
   }
   try {
     const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    // a client's mistake one line, our bug a stack, storage away a warning: through the observer's log, never Koa's default
+    server.app.on('error', (error: unknown, ctx?: { req?: IncomingMessage }) => logError(observer.log, error, ctx?.req))
+    server.provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: unknown) => logError(observer.log, error, ctx?.req, 'authorization server error'))
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)

@@ -337,7 +337,7 @@ export function isRedisConnection(value: unknown): value is RedisConnection {
 
 /** Validates options (unknown keys and bad values throw with a readable message) and fills defaults. */
 export function resolveOptions(options: AuthorizationServerOptions = {}): ResolvedOptions {
-  const { storage, fetch, redis, children: _children, ...rest } = options
+  const { storage, fetch, redis, children: _children, observer: _observer, ...rest } = options
   const connection = isRedisConnection(redis) ? redis : undefined
   const config = connection === undefined && redis !== undefined ? { ...rest, redis } : rest
   const parsed = authorizationServerOptionsSchema.safeParse(config)

@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
+import { logOptions, logUsage, serverObserver } from '../log-options.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { freePort } from '../serve.js'
@@ -19,6 +20,7 @@ export const startCommand: Command = {
   usage: `
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
                      [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces] [--demo]
+                     [--log-level L] [--log-file FILE] [--log-format json|pretty] [--no-access-log]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -48,6 +50,7 @@ ${drainUsage(19)}
   --dpop-nonces    DPoP proofs at the MCP server must carry its nonce (DPoP-Nonce, shared by every node)
   --demo           with --redis: create the '${m.demoUsername}' account (scopes ${m.requiredScopes.join(' ')}) if the
                    deployment has none; the node that creates it prints its password
+${logUsage(19)}
   -h, --help       show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 Several processes on one Redis behind a load balancer: docs/deployment.md.
@@ -65,6 +68,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     'require-dpop': { type: 'boolean' },
     'dpop-nonces': { type: 'boolean' },
     demo: { type: 'boolean' },
+    ...logOptions,
   },
   async run(values) {
     const notice = nodeSupportNotice()
@@ -79,6 +83,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const issuer = values.issuer as string | undefined
     if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
     const host = values.host as string | undefined
+    // the log (stderr or --log-file, never stdout) and the access line of every request
+    const observer = serverObserver(values, { trustProxy: values['trust-proxy'] === true })
 
     // Everything is built before the port opens: no request is ever answered 503 while starting,
     // and a fatal start-up error (a corrupt store, a bad configuration) leaves nothing listening,
@@ -97,7 +103,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
       ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
       ...(values.demo === true ? { demo: true } : {}),
-      onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
+      observer,
     })
     const { as, mcp } = job
     // an administration command pointed at this directory without --redis then says where the store is
@@ -112,7 +118,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(dataDir, as.storage) : undefined
     const { closed } = await serveJob(
-      { handler: mcp.handler, health: () => job.health(), close: () => job.close() },
+      { handler: job.handler, health: () => job.health(), close: () => job.close() },
       {
         command: 'start',
         port: actualPort,
@@ -123,6 +129,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         warm: () => mcp.warm(),
         origin,
         behindProxy: issuer !== undefined,
+        observer,
       },
     )
     // after the line scripts wait for: how to make the first administrator, while there is none
