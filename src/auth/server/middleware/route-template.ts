@@ -110,7 +110,7 @@ function ourTemplates(mountPath: string): Template[] {
     param(`${account}/grants/{grant}/revoke`),
     // the login and consent pages
     param(`${interaction}/{uid}`),
-    param(`${interaction}/{uid}/{action}`),
+    ...['login', 'confirm', 'abort', 'upstream'].map((action) => param(`${interaction}/{uid}/${action}`)),
   ]
 }
 
