@@ -322,6 +322,8 @@ describe('the log at level trace, after every flow', () => {
     expect(log).toContain('"route":"/interaction/{uid}/login"')
     expect(log).toContain('"route":"/admin/api/accounts/{username}/password-link"')
     expect(log).toContain('"route":"/admin/password/{token}"')
+    // the replayed assertion's refusal: one line, in the log
+    expect(log).toMatch(/"level":"info".*JWT bearer assertion refused for client nightly-job/)
     expect(secrets.size).toBeGreaterThan(20)
     const found: string[] = []
     for (const [what, secret] of secrets) {

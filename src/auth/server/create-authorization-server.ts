@@ -1,5 +1,6 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
 import type { IncomingMessage } from 'node:http'
+import type { Log } from '../../observe/log.js'
 import { logError } from '../../observe/log-error.js'
 import { Observer } from '../../observe/observer.js'
 import './provider/unsupported-runtime-warning.js'
@@ -178,7 +179,7 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children)
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer.log)
     // a client's mistake one line, our bug a stack, storage away a warning: through the observer's log, never Koa's default
     server.app.on('error', (error: unknown, ctx?: { req?: IncomingMessage }) => logError(observer.log, error, ctx?.req))
     server.provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: unknown) => logError(observer.log, error, ctx?.req, 'authorization server error'))
@@ -194,6 +195,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
+  log: Log,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -259,6 +261,7 @@ async function assemble(
     upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
     dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
     isBlocked: (clientId) => blocked.isBlocked(clientId),
+    log,
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   revocations.listen(provider)
