@@ -144,10 +144,24 @@ describe('the Koa app of createMcpHttpApp, observed', () => {
     expect((error['err'] as { stack: string }).stack).toMatch(/TypeError: our own bug\n\s+at /)
   })
 
-  it('notes the MCP route as its template', async () => {
+  it('notes the MCP route as its template, the MCP method and the tool it calls', async () => {
+    const post = async (message: unknown): Promise<void> => {
+      await (
+        await fetch(`${server.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(message),
+        })
+      ).text()
+    }
     const before = lines.length
-    await (await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' })).text()
+    await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
     await settled(lines, before + 1)
-    expect(lines.at(-1)).toMatchObject({ msg: 'request', method: 'POST', route: '/mcp' })
+    expect(lines.at(-1)).toMatchObject({ msg: 'request', method: 'POST', route: '/mcp', status: 200, mcp_method: 'initialize' })
+    // a call without a session is refused, and still named; its arguments never are
+    await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'argument-SECRET' } } })
+    await settled(lines, before + 2)
+    expect(lines.at(-1)).toMatchObject({ route: '/mcp', mcp_method: 'tools/call', mcp_target: 'echo' })
+    expect(JSON.stringify(lines.slice(before))).not.toContain('argument-SECRET')
   })
 })
