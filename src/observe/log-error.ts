@@ -26,12 +26,14 @@ export function logError(log: Log, error: unknown, req?: IncomingMessage, messag
     log[known.logLevel]({ ...where }, error.message)
     return
   }
-  if (known.expose === true || (status !== undefined && status >= 400 && status < 500)) {
-    if (log.isLevelEnabled('info')) log.info({ ...where, ...(status !== undefined ? { status } : {}), ...code, reason: error.message }, 'request refused')
+  // before `expose`: a 503 shows its description to the client, yet it is no client's doing
+  const storage = unavailable(error)
+  if (status === 503 || storage) {
+    log.warn({ ...where, status: 503, ...code, reason: error.message, cause: causeOf(error) }, storage ? 'storage unavailable' : 'unavailable')
     return
   }
-  if (status === 503 || unavailable(error)) {
-    log.warn({ ...where, status: 503, ...code, reason: error.message, cause: causeOf(error) }, 'storage unavailable')
+  if (known.expose === true || (status !== undefined && status >= 400 && status < 500)) {
+    if (log.isLevelEnabled('info')) log.info({ ...where, ...(status !== undefined ? { status } : {}), ...code, reason: error.message }, 'request refused')
     return
   }
   log.error({ ...where, err: error }, message)
