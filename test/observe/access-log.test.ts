@@ -44,6 +44,7 @@ describe('accessLog', () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '5' }).end('hello')
       return
     }
+    if (path === '/healthz') noteRoute(req, '/healthz')
     res.writeHead(404).end()
   }
 
@@ -91,6 +92,15 @@ describe('accessLog', () => {
     const line = info.lines.at(-1)!
     expect(line).toMatchObject({ route: 'unmatched', status: 404 })
     expect(JSON.stringify(line)).not.toContain('SECRET')
+  })
+
+  it('writes a quiet route (the health check) at debug, not info', async () => {
+    const before = info.lines.length
+    await (await fetch(`${server.url}/healthz`)).text()
+    await (await fetch(`${server.url}/accounts/carol`)).text()
+    await settled(info.lines, before + 1)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(info.lines.slice(before).map((line) => line['route'])).toEqual(['/accounts/{username}'])
   })
 
   it('writes nothing when the level is above info', async () => {
