@@ -116,6 +116,17 @@ describe('the log options of the serving commands', () => {
     expect(jsonLines(noAccess.stderr())).toEqual([])
   })
 
+  it('writes the health check at debug, with its id in the answer', async () => {
+    const served = await serve(['demo-server', '--port', '0', '--log-level', 'debug'])
+    const health = await fetch(`${served.origin}/healthz`)
+    expect(health.status).toBe(200)
+    const lines = await until(
+      () => jsonLines(served.stderr()).filter((line) => line['route'] === '/healthz'),
+      (found) => found.length > 0,
+    )
+    expect(lines).toMatchObject([{ level: 'debug', msg: 'request', method: 'GET', status: 200, request_id: health.headers.get('x-request-id') }])
+  })
+
   it('refuses a level or a format it does not know, with the usage', async () => {
     const level = await runCli(['demo-server', '--port', '0', '--log-level', 'loud'])
     expect(level.code).toBe(2)
