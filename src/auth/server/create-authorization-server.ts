@@ -179,10 +179,14 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
     for (const closer of closers.splice(0).reverse()) await closer()
   }
   try {
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer.log)
-    // a client's mistake one line, our bug a stack, storage away a warning: through the observer's log, never Koa's default
-    server.app.on('error', (error: unknown, ctx?: { req?: IncomingMessage }) => logError(observer.log, error, ctx?.req))
-    server.provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: unknown) => logError(observer.log, error, ctx?.req, 'authorization server error'))
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, input.observer?.log)
+    // Given an observer: a client's mistake one line, our bug a stack, storage away a warning, in its
+    // log. Without one, Koa's default stays (a stack on stderr): a library caller's bug never goes unseen.
+    if (input.observer !== undefined) {
+      const log = input.observer.log
+      server.app.on('error', (error: unknown, ctx?: { req?: IncomingMessage }) => logError(log, error, ctx?.req))
+      server.provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: unknown) => logError(log, error, ctx?.req, 'authorization server error'))
+    }
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -195,7 +199,7 @@ async function assemble(
   opened: OpenedStorage,
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
-  log: Log,
+  log: Log | undefined,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -261,7 +265,7 @@ async function assemble(
     upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
     dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
     isBlocked: (clientId) => blocked.isBlocked(clientId),
-    log,
+    ...(log !== undefined ? { log } : {}),
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   revocations.listen(provider)

@@ -11,7 +11,7 @@ import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 import { oidcOf } from './oidc-context.js'
-import { type Log, silentLog } from '../../../observe/log.js'
+import { createLog, type Log } from '../../../observe/log.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -26,7 +26,7 @@ export interface JwtBearerGrantDeps {
   accessTokenAlg: string
   /** The resource of a request that names none. */
   defaultResource: string
-  /** The server's log: each refusal one line at info, an unavailable trusted issuer one at warn (default: none). */
+  /** The server's log: each refusal one line at info, an unavailable trusted issuer one at warn (default: stderr). */
   log?: Log
 }
 
@@ -56,7 +56,8 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
   const algorithms = [...defaults.resourceServer.dpop.algorithms]
   const { provider } = deps
 
-  const log = deps.log ?? silentLog()
+  // none given (a library caller without an observer): JSON lines on stderr, as the server writes them
+  const log = deps.log ?? createLog()
   // an issuer out of reach needs a look: warn
   const trusted = trustedIssuers(deps.options, (line) => log.warn(line))
 
