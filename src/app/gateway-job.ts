@@ -130,7 +130,8 @@ export interface GatewayJob {
  */
 export async function createGatewayJob(options: GatewayJobOptions): Promise<GatewayJob> {
   const origin = new URL(options.origin).origin
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`))
+  // the observer's log when there is one (the children's stderr and the gateway's remarks, a line each), else stderr
+  const log = options.log ?? (options.observer !== undefined ? lineTo(options.observer, undefined) : (line: string) => process.stderr.write(`${line}\n`))
   const given = [options.child, options.upstream, options.servers].filter((choice) => choice !== undefined).length
   if (given !== 1) throw new TypeError('createGatewayJob: give exactly one of `child` (a stdio program), `upstream` (an HTTP server) or `servers` (several stdio programs)')
   if (options.upstream !== undefined && options.authServer !== undefined) {
@@ -307,7 +308,7 @@ function rootMount(options: GatewayJobOptions, late: Late, log: (line: string) =
 /** One of `servers`, at `/<name>`. */
 function serverMount(options: GatewayJobOptions, server: GatewayServer, late: Late, log: (line: string) => void, children: GatewayChildren): Mount {
   // which server a child's stderr or a refusal is about
-  const serverLog = (line: string) => log(`[${server.name}] ${line}`)
+  const serverLog = options.log === undefined && options.observer !== undefined ? lineTo(options.observer, server.name) : (line: string) => log(`[${server.name}] ${line}`)
   const shared = server.shared ?? options.shared
   const host = new GatewayHost({
     factory: children.track(stdioFactory(server.child, late, serverLog), `/${server.name}/mcp`),
@@ -334,4 +335,10 @@ function serversProblem(servers: readonly GatewayServer[]): string | undefined {
     seen.add(server.name)
   }
   return undefined
+}
+
+/** A line of a child's stderr or of the gateway's remarks, at info in the observer's log, with the server's name as a field. */
+function lineTo(observer: Observer, server: string | undefined): (line: string) => void {
+  const log = server === undefined ? observer.log : observer.log.child({ server })
+  return (line) => log.info(line)
 }

@@ -1,3 +1,4 @@
+import { noteRoute } from '../observe/request-record.js'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { protectedResourceMetadataUrl } from '../auth/resource/resource-uri.js'
 import { defaults } from '../config/defaults.js'
@@ -122,6 +123,7 @@ export function homePage(options: HomePageOptions): (req: IncomingMessage, res: 
     const url = req.url ?? '/'
     const query = url.indexOf('?')
     if ((query === -1 ? url : url.slice(0, query)) !== '/') return false
+    noteRoute(req, '/')
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method Not Allowed: GET or HEAD this page\n')
       return true

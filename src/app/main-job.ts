@@ -165,7 +165,7 @@ async function assemble(options: MainJobOptions, redis: RedisConnection | undefi
 
   // keyed from the data key: a round one node asked, any node of the deployment can answer
   const server = options.hosts !== undefined ? undefined : (options.server ?? createDemoServer({ requestStateKey: as.deriveKey('mcp-auth MCP requestState') }))
-  if (options.onError !== undefined && server !== undefined) server.onerror = options.onError
+  if (server !== undefined) server.onerror = options.onError ?? server.onerror ?? ((error) => observer.log.error({ err: error }, 'MCP server error'))
   const { host: publicHost, hostname } = new URL(origin)
   const shared = redis === undefined ? undefined : (await import('../redis/mcp-options.js')).redisMcpOptions(redis)
   // list changes and resource updates raised on one node reach the streams every node holds

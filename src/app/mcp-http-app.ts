@@ -3,6 +3,9 @@ import { createRequire } from 'node:module'
 import type Koa from 'koa'
 import type { Middleware } from 'koa'
 import { defaults } from '../config/defaults.js'
+import { logError } from '../observe/log-error.js'
+import type { Observer } from '../observe/observer.js'
+import { noteRoute } from '../observe/request-record.js'
 import type { SessionHost } from '../session-host/session-host.js'
 import { LOOPBACK_HOSTS, isLoopbackHost } from '../transports/http/origin-policy.js'
 import { LegacySseHandler } from '../transports/sse-legacy/server/index.js'
@@ -36,6 +39,8 @@ export interface McpHttpAppOptions extends Partial<Omit<StreamableHttpOptions, '
    * middleware's per-address limits count each client's address, not the proxy's.
    */
   trustProxy?: boolean
+  /** Where the app reports (its errors, through the observer's log); default: nothing reported. */
+  observer?: Observer
 }
 
 /** One MCP transport entry point; `parsedBody` when a wrapper already read the body. */
@@ -103,10 +108,14 @@ export function createMcpHttpApp(server: SessionHost, options: McpHttpAppOptions
       }
       const route = routes.get(ctx.path)
       if (route === undefined) return next()
+      noteRoute(ctx.req, ctx.path)
       ctx.respond = false
       await route(ctx.req, ctx.res)
     })
     for (const middleware of options.middleware ?? []) app.use(middleware)
+    // a client's mistake is one line, our bug a stack: never Koa's default (a stack on stderr for each)
+    const log = options.observer?.log
+    if (log !== undefined) app.on('error', (error: unknown, ctx?: Koa.Context) => logError(log, error, ctx?.req))
     return app
   }
   // Koa composes its middleware when callback() is called: anything used on `app` after the
@@ -119,7 +128,11 @@ export function createMcpHttpApp(server: SessionHost, options: McpHttpAppOptions
     if (before?.(req, res, path) === true) return
     const route = routes.get(path)
     if (route === undefined) void (koa ??= koaApp().callback())(req, res)
-    else void route(req, res)
+    else {
+      // the route's own path: a template as it is (`/mcp`, `/<name>/mcp`)
+      noteRoute(req, path)
+      void route(req, res)
+    }
   }
   // middleware given up front: make the app now, so a broken one fails here and not on a request
   if (options.middleware !== undefined && options.middleware.length > 0) koaApp()

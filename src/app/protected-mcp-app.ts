@@ -126,7 +126,6 @@ export function createProtectedMcpApp(server: SessionHost, options: ProtectedMcp
     resourceName: _n,
     dpop: _d,
     requireDpop: _rd,
-    observer: _o,
     rateLimit: _l,
     rateLimitBuckets: _b,
     audit: _a,

@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http'
+import type { Observer } from '../observe/observer.js'
 import type { DrainOptions } from './drain.js'
 import { closeOnSignal, listeningUrl, listenServers } from './serve.js'
 import { reachableHost, type StoreStatusEndpoint } from './store-status-endpoint.js'
@@ -32,10 +33,17 @@ export async function serveJob(
     origin: string
     /** The public origin was given (`--issuer`): the process runs behind a proxy. */
     behindProxy: boolean
+    /** What the job reports through: the health answers are observed too (the job's handler observes its own requests). */
+    observer?: Observer
   },
 ): Promise<{ closed: Promise<void> }> {
   const { endpoint, host, port } = options
-  const health = { health: () => job.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) }
+  const observer = options.observer
+  const health = {
+    health: () => job.health(),
+    ...(endpoint !== undefined ? { status: endpoint.status } : {}),
+    ...(observer !== undefined ? { observe: observer.observeRequests.bind(observer) } : {}),
+  }
   const servers = await listenServers(job.handler, health, port, host, () => job.close(), options.how)
   const closed = closeOnSignal(
     servers,
@@ -45,7 +53,13 @@ export async function serveJob(
     },
     options.drain,
   )
-  await options.warm().catch((error: Error) => process.stderr.write(`mcp-auth ${options.command}: could not preload the signing keys: ${error.message}\n`))
+  await options
+    .warm()
+    .catch((error: Error) =>
+      observer === undefined
+        ? process.stderr.write(`mcp-auth ${options.command}: could not preload the signing keys: ${error.message}\n`)
+        : observer.log.warn({ reason: error.message }, 'could not preload the signing keys'),
+    )
   await endpoint?.publish(listeningUrl(reachableHost(host ?? '127.0.0.1'), port))
   process.stdout.write(options.behindProxy ? `listening on ${listeningUrl(host ?? '127.0.0.1', port)}\npublic origin ${options.origin}\n` : `listening on ${options.origin}\n`)
   return { closed }

@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { defaults } from '../config/defaults.js'
+import { noteRoute } from '../observe/request-record.js'
 import { cliServerStates, type CliServerState } from './cli-server-state.js'
 import { drain, isFollowed, type DrainOptions } from './drain.js'
 import { holdsStatusKey } from './status-key.js'
@@ -18,6 +19,11 @@ export interface CliServerOptions {
    * other request gets `{"status":…}` only.
    */
   status?: { key: string; details: () => Promise<object> }
+  /**
+   * Wraps the health answers as the handler's requests are (its id, its access line): the
+   * observer's `observeRequests`. The handler wraps its own requests.
+   */
+  observe?: (listener: RequestListener) => RequestListener
 }
 
 /**
@@ -35,16 +41,21 @@ export function createCliServer(handler: RequestListener, options: CliServerOpti
     state.open.delete(this)
   }
   const { health, status } = options
+  const answer: RequestListener = (req, res) => {
+    noteRoute(req, c.healthPath)
+    const asked = status !== undefined && holdsStatusKey(req, status.key)
+    // `mcp-auth status` is not a load balancer: it must not make a shutdown wait for one
+    if (!asked) state.lastHealthCheck = Date.now()
+    void answerHealth(res, state, health!, asked ? status.details : undefined)
+  }
+  const healthAnswer = options.observe?.(answer) ?? answer
   const server = createServer(
     { connectionsCheckingInterval: c.connectionsCheckingIntervalMs, headersTimeout: c.headersTimeoutMs, requestTimeout: c.requestTimeoutMs },
     (req, res) => {
       state.open.add(res)
       res.on('close', forget)
       if (health !== undefined && req.method === 'GET' && (req.url === c.healthPath || req.url?.startsWith(`${c.healthPath}?`))) {
-        const asked = status !== undefined && holdsStatusKey(req, status.key)
-        // `mcp-auth status` is not a load balancer: it must not make a shutdown wait for one
-        if (!asked) state.lastHealthCheck = Date.now()
-        void answerHealth(res, state, health, asked ? status.details : undefined)
+        healthAnswer(req, res)
         return
       }
       // once the drain closes connections, a request on a kept-alive one is the last one on it

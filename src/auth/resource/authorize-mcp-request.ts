@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import { readJsonBody } from '../../net/read-json-body.js'
 import type { AuthInfo } from '../../auth-info/auth-info.js'
+import { noteCaller } from '../../observe/request-record.js'
 import { type BearerAuth, refusalFacts } from './bearer-auth.js'
 import { mcpCorsHeaders, mcpPreflightHeaders } from './cors.js'
 import { type McpRateLimit, retryAfterSeconds } from './mcp-rate-limit.js'
@@ -54,6 +55,7 @@ export async function authorizeMcpRequest(auth: BearerAuth, req: IncomingMessage
   } catch (error) {
     return failedAuthentication(auth, req, error, headers, options)
   }
+  noteCaller(req, info)
   // a proof with last window's nonce passed: the client gets the current one for its next proof
   const nonce = info.extra?.['dpopNonce']
   if (typeof nonce === 'string') headers['dpop-nonce'] = nonce

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { noteRoute } from '../../observe/request-record.js'
 import { METADATA_CORS_HEADERS } from './cors.js'
 import { protectedResourceMetadataByPath, type ProtectedResourceMetadataOptions } from './protected-resource-metadata.js'
 
@@ -16,6 +17,8 @@ export function protectedResourceMetadataEndpoint(
   return function serveMetadata(req, res, requestPath) {
     const body = documents.get(requestPath)
     if (body === undefined) return false
+    // one of the documents' own paths: a template as it is
+    noteRoute(req, requestPath)
     if (req.method === 'OPTIONS') {
       res.writeHead(204, { ...METADATA_CORS_HEADERS, 'access-control-allow-headers': 'mcp-protocol-version' }).end()
       return true

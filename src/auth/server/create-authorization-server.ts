@@ -1,4 +1,7 @@
 // first: keeps oidc-provider's per-process Node 20 warning out of the output (see the module)
+import type { IncomingMessage } from 'node:http'
+import type { Log } from '../../observe/log.js'
+import { logError } from '../../observe/log-error.js'
 import { Observer } from '../../observe/observer.js'
 import type { AuditTrail } from '../../observe/audit-event.js'
 import { FileAuditTrail } from '../../observe/file-audit-trail.js'
@@ -187,7 +190,14 @@ export async function createAuthorizationServer(input: AuthorizationServerOption
       observer.attachTrail(trail)
       closers.push(() => trail.close())
     }
-    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer)
+    const server = await assemble(options, opened, (closer) => closers.push(closer), input.children, observer, input.observer?.log)
+    // Given an observer: a client's mistake one line, our bug a stack, storage away a warning, in its
+    // log. Without one, Koa's default stays (a stack on stderr): a library caller's bug never goes unseen.
+    if (input.observer !== undefined) {
+      const log = input.observer.log
+      server.app.on('error', (error: unknown, ctx?: { req?: IncomingMessage }) => logError(log, error, ctx?.req))
+      server.provider.on('server_error', (ctx: { req?: IncomingMessage } | undefined, error: unknown) => logError(log, error, ctx?.req, 'authorization server error'))
+    }
     return { ...server, health: () => opened.health(), close, observer }
   } catch (error) {
     await close().catch(() => undefined)
@@ -207,6 +217,7 @@ async function assemble(
   onClose: (closer: () => Promise<void>) => void,
   children: ChildDirectory | undefined,
   observer: Observer,
+  log: Log | undefined,
 ): Promise<Omit<AuthorizationServer, 'health' | 'close' | 'observer'>> {
   const { storage, connection } = opened
   const [secrets, jwks] = await Promise.all([
@@ -278,6 +289,7 @@ async function assemble(
     upstreamLoginNeeded: (accountId) => upstreamLoginNeeded?.(accountId) ?? Promise.resolve(false),
     dpopNonceSecret: deriveSecret(secrets, 'mcp-auth authorization server DPoP nonces'),
     isBlocked: (clientId) => blocked.isBlocked(clientId),
+    ...(log !== undefined ? { log } : {}),
   })
   if (jwtBearer !== undefined) onClose(async () => jwtBearer.close())
   // tokens issued and refused, grants revoked, refresh reuse, replays, registrations: the audit trail

@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions } from '../drain-option.js'
+import { logOptions, logUsage, serverObserver } from '../log-options.js'
 import { redisChoice, redisOptions } from '../redis-option.js'
 import { serverUsageTail } from '../server-usage-tail.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
@@ -11,7 +12,6 @@ import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { reachableHost, storeStatusEndpoint } from '../store-status-endpoint.js'
 import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
-import { Observer } from '../../observe/observer.js'
 import { observeJob } from '../../app/observe-job.js'
 
 export const authServerCommand: Command = {
@@ -20,6 +20,7 @@ export const authServerCommand: Command = {
   usage: `
 Usage: mcp-auth auth-server [--config FILE] [--issuer URL] [--host 127.0.0.1] [--port N] [--data-dir DIR] [--redis URL]
                             [--metrics] [--metrics-port PORT [--metrics-host HOST]]
+                            [--log-level L] [--log-file FILE] [--log-format json|pretty] [--no-access-log]
 
 Runs the authorization server: RFC 8414 / OIDC metadata, dynamic client registration, client ID
 metadata documents, authorization code + PKCE with login and consent pages, client credentials,
@@ -37,6 +38,7 @@ Options:
                      default <issuer origin>${defaults.streamableHttp.path}; 'mcp-auth resources add' stores more)
   --trust-proxy      trust X-Forwarded-* from a TLS-terminating proxy
 ${metricsUsage(21)}
+${logUsage(21)}
 ${serverUsageTail(21, 'storage is unreachable')}
 `,
   options: {
@@ -50,6 +52,7 @@ ${serverUsageTail(21, 'storage is unreachable')}
     ...redisOptions,
     ...metricsOptions,
     ...drainOptions,
+    ...logOptions,
   },
   async run(values) {
     const notice = nodeSupportNotice()
@@ -69,23 +72,26 @@ ${serverUsageTail(21, 'storage is unreachable')}
     // after the configuration file's (the first resource is the default)
     if (resources !== undefined) options.resources = [...(options.resources ?? []), ...resources.map((uri) => ({ uri }))]
     if (values['trust-proxy'] === true) options.trustProxy = true
+    // the log (stderr or --log-file, never stdout) and the access line of every request
+    const observer = serverObserver(values, { trustProxy: options.trustProxy === true })
 
     // Built before the port opens (see start): nothing is answered 503, and a fatal error exits.
     const actualPort = port === 0 ? await freePort(host) : port
     const url = listeningUrl(host, actualPort)
-    const observer = new Observer()
     const metrics = metricsChoice(values, observer, 'auth-server')
     const as = await (await import('../../auth/server/create-authorization-server.js')).createAuthorizationServer({ ...options, issuer: issuer ?? url, observer })
     observeJob(observer, { mcps: [], ...(redis !== undefined ? { redis: () => as.health() } : {}) })
     // an administration command pointed at this directory without --redis then says where the store is
     if (redis !== undefined) await writeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir, redis)
     else await removeRedisStoreMarker(options.dataDir ?? defaults.storage.dataDir)
-    as.app.on('error', (error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.message}\n`))
-    as.provider.on('server_error', (_ctx: unknown, error: Error) => process.stderr.write(`mcp-auth auth-server: ${error.stack ?? error.message}\n`))
     // `mcp-auth status` asks this process for the store's figures (embedded store only: Redis is shared)
     const endpoint = redis === undefined ? storeStatusEndpoint(options.dataDir ?? defaults.storage.dataDir, as.storage) : undefined
     const metricsListener = await metrics.listen()
-    const server = createCliServer(observer.observeRequests(as.app.callback()), { health: () => as.health(), ...(endpoint !== undefined ? { status: endpoint.status } : {}) })
+    const server = createCliServer(observer.observeRequests(as.app.callback()), {
+      health: () => as.health(),
+      ...(endpoint !== undefined ? { status: endpoint.status } : {}),
+      observe: observer.observeRequests.bind(observer),
+    })
     await listenOrExplain(server, actualPort, host, () => as.close())
     // signals are handled from the moment it listens: a SIGTERM while the lines below are written drains too
     const closing = closeOnSignal(

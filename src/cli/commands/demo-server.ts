@@ -8,6 +8,8 @@ import { StdioServerTransport } from '../../transports/stdio/index.js'
 import type { RedisConnection } from '../../redis/connection.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions } from '../drain-option.js'
+import type { Observer } from '../../observe/observer.js'
+import { logOptions, logUsage, serverObserver } from '../log-options.js'
 import { redisChoice, redisOptions } from '../redis-option.js'
 import { serverUsageTail } from '../server-usage-tail.js'
 import { closeOnSignal, createCliServer, freePort, listen, listenOrExplain, listeningUrl } from '../serve.js'
@@ -19,6 +21,7 @@ export const demoServerCommand: Command = {
 Usage: mcp-auth demo-server --stdio
        mcp-auth demo-server [--host 127.0.0.1] [--port 0] [--stateless] [--json]
        mcp-auth demo-server --auth-server URL [--public-url URL] [--scope S]... [--port N]
+       (each also [--log-level L] [--log-file FILE] [--log-format json|pretty] [--no-access-log])
 
 Runs the demo MCP server (every MCP feature: tools with progress, cancellation, sampling,
 elicitation and structured output; resources; prompts; completion; logging).
@@ -40,6 +43,7 @@ Options:
                          audience (with mcp-auth auth-server: --resource <public url>/mcp)
   --public-url URL       this server's public origin (default: the address it listens on)
   --scope SCOPE          scope every MCP request needs (repeatable; default: none beyond a valid token)
+${logUsage(25)}
 ${serverUsageTail(25, 'Redis is unreachable')}
 `,
   options: {
@@ -55,9 +59,12 @@ ${serverUsageTail(25, 'Redis is unreachable')}
     scope: { type: 'string', multiple: true },
     ...redisOptions,
     ...drainOptions,
+    ...logOptions,
   },
   async run(values) {
-    const onerror = (error: Error): void => void process.stderr.write(`mcp-auth demo-server: ${error.message}\n`)
+    // the log (stderr or --log-file, never stdout: with --stdio it carries MCP) and the access line of every request
+    const observer = serverObserver(values, { trustProxy: false })
+    const onerror = (error: Error): void => observer.log.error({ err: error }, 'MCP server error')
     if (values.stdio === true) return serveStdio(Object.assign(createDemoServer(), { onerror }))
 
     const host = (values.host as string | undefined) ?? defaults.cli.host
@@ -75,7 +82,7 @@ ${serverUsageTail(25, 'Redis is unreachable')}
     // list changes and resource updates raised on one process reach the streams every process holds
     if (shared !== undefined) await server.shareNotifications(shared.bus)
     if (typeof values['auth-server'] === 'string') {
-      return serveProtected(server, redis, drain, {
+      return serveProtected(server, redis, drain, observer, {
         ...(shared ?? {}),
         host,
         port,
@@ -90,13 +97,14 @@ ${serverUsageTail(25, 'Redis is unreachable')}
     }
     const http = createMcpHttpApp(server, {
       host,
+      observer,
       ...(shared ?? {}),
       stateless: values.stateless === true,
       preferJsonResponse: values.json === true,
       ...(allowedHosts === undefined ? {} : { allowedHosts }),
       ...(allowedOrigins === undefined ? {} : { allowedOrigins }),
     })
-    const { server: listener } = await listen(http.handler, host, port, { health: healthOf(redis) })
+    const { server: listener } = await listen(observer.observeRequests(http.handler), host, port, { health: healthOf(redis), observe: observer.observeRequests.bind(observer) })
     await closeOnSignal([listener], () => closeAll(http, redis), drain)
     return 0
   },
@@ -146,6 +154,7 @@ async function serveProtected(
   server: ReturnType<typeof createDemoServer>,
   redis: RedisConnection | undefined,
   drain: { delayMs: number },
+  observer: Observer,
   options: Partial<Pick<McpHttpAppOptions, 'sessionStore' | 'eventStore' | 'bus'>> & {
     host: string
     port: number
@@ -168,6 +177,7 @@ async function serveProtected(
   const { host: _host, port: _port, issuer: _issuer, publicUrl: _publicUrl, scopes: _scopes, ...rest } = options
   const http = createProtectedMcpApp(server, {
     ...rest,
+    observer,
     host: options.host,
     origin,
     issuer: metadata.issuer,
@@ -177,8 +187,8 @@ async function serveProtected(
     // several processes on one Redis: a DPoP proof used on one is a replay on every other
     ...(redis !== undefined ? { dpop: { replayCache: new (await import('../../redis/dpop-replay-cache.js')).RedisDpopReplayCache(redis) } } : {}),
   })
-  await http.warm().catch((error: Error) => process.stderr.write(`mcp-auth demo-server: could not preload the signing keys: ${error.message}\n`))
-  const listener = createCliServer(http.handler, { health: healthOf(redis) })
+  await http.warm().catch((error: Error) => observer.log.warn({ reason: error.message }, 'could not preload the signing keys'))
+  const listener = createCliServer(observer.observeRequests(http.handler), { health: healthOf(redis), observe: observer.observeRequests.bind(observer) })
   await listenOrExplain(listener, port, options.host, () => closeAll(http, redis))
   process.stdout.write(`listening on ${listening}\nprotected resource ${http.resource} (tokens from ${metadata.issuer})\n`)
   await closeOnSignal([listener], () => closeAll(http, redis), drain)

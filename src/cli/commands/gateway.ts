@@ -8,11 +8,11 @@ import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { parseScopes } from '../scope-list.js'
 import { freePort } from '../serve.js'
+import { logOptions, logUsage, serverObserver } from '../log-options.js'
 import { serveJob } from '../serve-job.js'
 import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { storeStatusEndpoint } from '../store-status-endpoint.js'
 import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
-import { Observer } from '../../observe/observer.js'
 
 const m = defaults.mainJob
 const g = defaults.gateway
@@ -79,6 +79,7 @@ ${drainUsage(23)}
   --dpop-nonces        DPoP proofs must carry the server's nonce
 ${metricsUsage(23)}
                        (with --auth-server only the separate listener serves them)
+${logUsage(23)}
   -h, --help           show this help
 Example: mcp-auth gateway --port 4000 -- npx -y @modelcontextprotocol/server-everything
 More: docs/gateway.md.
@@ -110,6 +111,7 @@ More: docs/gateway.md.
     'trust-proxy': { type: 'boolean' },
     'require-dpop': { type: 'boolean' },
     'dpop-nonces': { type: 'boolean' },
+    ...logOptions,
   },
   allowPositionals: true,
   async run(values, positionals) {
@@ -151,15 +153,15 @@ More: docs/gateway.md.
       env[name] = value
     }
 
+    // the log (stderr or --log-file, never stdout: a child's MCP is not ours to mix with) and the access line of every request
+    const observer = serverObserver(values, { trustProxy: values['trust-proxy'] === true })
     const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
     const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
-    const observer = new Observer()
     if (values.metrics === true && values['metrics-port'] === undefined && authServer !== undefined)
       throw new UsageError('--metrics serves them on our authorization server, and --auth-server runs none here: give --metrics-port PORT instead')
     const metrics = metricsChoice(values, observer, 'gateway')
     const { createGatewayJob } = await import('../../app/gateway-job.js')
     const job = await createGatewayJob({
-      observer,
       origin,
       dataDir,
       config: file as AuthorizationServerOptions,
@@ -185,8 +187,7 @@ More: docs/gateway.md.
       ...(redis !== undefined ? { redis } : {}),
       ...(values['trust-proxy'] === true ? { trustProxy: true } : {}),
       dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
-      onError: (error) => process.stderr.write(`mcp-auth gateway: ${error.stack ?? error.message}\n`),
-      log: (line) => process.stderr.write(`${line}\n`),
+      observer,
     })
     if (job.as !== undefined) {
       if (redis !== undefined) await writeRedisStoreMarker(dataDir, redis)
@@ -204,6 +205,7 @@ More: docs/gateway.md.
       warm: () => Promise.all((job.servers?.map((server) => server.mcp) ?? [job.mcp]).map((app) => app.warm())),
       origin,
       behindProxy: issuer !== undefined,
+      observer,
     })
     // after the line scripts wait for: how to make the first administrator, while there is none
     if (job.as !== undefined) await printFirstAdministratorNotice(job.as, 'gateway', redis === undefined ? `--data-dir ${dataDir}` : `--redis URL --data-dir ${dataDir}`)

@@ -3,6 +3,7 @@ import { defaults } from '../../config/defaults.js'
 import { loadConfigFile } from '../../config/load-config-file.js'
 import { parsePort, UsageError, type Command } from '../command.js'
 import { drainDelayMs, drainOptions, drainUsage } from '../drain-option.js'
+import { logOptions, logUsage, serverObserver } from '../log-options.js'
 import { redisChoice, redisOptions, redisUsage } from '../redis-option.js'
 import { redactedRedisUrl, removeRedisStoreMarker, writeRedisStoreMarker } from '../redis-store-marker.js'
 import { freePort } from '../serve.js'
@@ -11,7 +12,6 @@ import { printFirstAdministratorNotice } from '../first-administrator-notice.js'
 import { nodeSupportNotice } from '../node-support-notice.js'
 import { storeStatusEndpoint } from '../store-status-endpoint.js'
 import { metricsChoice, metricsOptions, metricsUsage } from '../metrics-options.js'
-import { Observer } from '../../observe/observer.js'
 
 const m = defaults.mainJob
 
@@ -22,6 +22,7 @@ export const startCommand: Command = {
 Usage: mcp-auth start [--port ${m.port}] [--data-dir ${defaults.storage.dataDir}] [--config FILE] [--resource URL]...
                      [--redis URL] [--issuer URL] [--host H] [--trust-proxy] [--require-dpop] [--dpop-nonces] [--demo]
                      [--metrics] [--metrics-port PORT [--metrics-host HOST]]
+                     [--log-level L] [--log-file FILE] [--log-format json|pretty] [--no-access-log]
 
 Serves, on http://${m.publicHost}:<port> (listening on loopback only):
   - the OAuth 2.1 authorization server (metadata, registration, login and consent pages, tokens),
@@ -52,6 +53,7 @@ ${drainUsage(19)}
 ${metricsUsage(19)}
   --demo           with --redis: create the '${m.demoUsername}' account (scopes ${m.requiredScopes.join(' ')}) if the
                    deployment has none; the node that creates it prints its password
+${logUsage(19)}
   -h, --help       show this help
 Health: GET /healthz (200, or 503 when storage is unreachable or the process is draining).
 Several processes on one Redis behind a load balancer: docs/deployment.md.
@@ -70,6 +72,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     'require-dpop': { type: 'boolean' },
     'dpop-nonces': { type: 'boolean' },
     demo: { type: 'boolean' },
+    ...logOptions,
   },
   async run(values) {
     const notice = nodeSupportNotice()
@@ -84,6 +87,8 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const issuer = values.issuer as string | undefined
     if (issuer !== undefined && (!URL.canParse(issuer) || new URL(issuer).pathname !== '/')) throw new UsageError(`--issuer must be an origin (https://host[:port]), got ${issuer}`)
     const host = values.host as string | undefined
+    // the log (stderr or --log-file, never stdout) and the access line of every request
+    const observer = serverObserver(values, { trustProxy: values['trust-proxy'] === true })
 
     // Everything is built before the port opens: no request is ever answered 503 while starting,
     // and a fatal start-up error (a corrupt store, a bad configuration) leaves nothing listening,
@@ -91,11 +96,9 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
     const actualPort = port === 0 ? await freePort(host ?? '127.0.0.1') : port
     const origin = issuer === undefined ? `http://${m.publicHost}:${actualPort}` : new URL(issuer).origin
 
-    const observer = new Observer()
     const metrics = metricsChoice(values, observer, 'start')
     const { createMainJob } = await import('../../app/main-job.js')
     const job = await createMainJob({
-      observer,
       origin,
       dataDir,
       config: fromFile,
@@ -105,7 +108,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
       dpop: { required: values['require-dpop'] === true, nonces: values['dpop-nonces'] === true },
       ...(process.env['MCP_AUTH_DEMO_PASSWORD'] ? { demoPassword: process.env['MCP_AUTH_DEMO_PASSWORD'] } : {}),
       ...(values.demo === true ? { demo: true } : {}),
-      onError: (error) => process.stderr.write(`mcp-auth start: ${error.stack ?? error.message}\n`),
+      observer,
     })
     const { as, mcp } = job
     // an administration command pointed at this directory without --redis then says where the store is
@@ -132,6 +135,7 @@ Several processes on one Redis behind a load balancer: docs/deployment.md.
         warm: () => mcp.warm(),
         origin,
         behindProxy: issuer !== undefined,
+        observer,
       },
     )
     // after the line scripts wait for: how to make the first administrator, while there is none

@@ -9,6 +9,7 @@ import { HttpError } from '../../net/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../http/json-rpc-body.js'
 import { OriginPolicy } from '../http/origin-policy.js'
 import { endSoon } from '../http/end-soon.js'
+import { noteMcpCall } from '../../observe/note-mcp-call.js'
 import { readJsonBody } from '../../net/read-json-body.js'
 import { sendHttpError } from '../../net/send-http-error.js'
 import { PooledSessions, hasSessionScopedRequest } from '../http/pooled-sessions.js'
@@ -60,6 +61,7 @@ export class StatelessJsonHandler {
       requireAccept(req.headers, ACCEPT_JSON)
       requireJsonContentType(req.headers)
       const body = parsedBody === undefined ? await readJsonBody(req, this.#maxBodyBytes) : parsedBody
+      noteMcpCall(req, body)
       // 2026-07-28 requests are sessionless by nature: served as on /mcp, answered with JSON only
       if (isSessionlessRequest(req.headers, body)) return this.#sessionless.handle(req, res, body)
       const protocolVersion = readProtocolVersionHeader(req.headers) ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION

@@ -17,6 +17,8 @@ import { verificationRefusal } from '../../../src/auth/server/jwt-bearer/verific
 import { outboundFetch } from '../../../src/net/outbound-fetch.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JWT_BEARER_GRANT } from '../../../src/auth/server/provider/jwt-bearer-grant.js'
+import { Observer } from '../../../src/observe/observer.js'
+import { memoryLog } from '../../helpers/memory-log.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
 
 const DOC_ISSUER = 'https://platform.example.com'
@@ -25,8 +27,8 @@ let platformOrigin: string
 let platformKey: CryptoKey
 let stack: ProtectedStack
 let closedPort: string
-const logged: string[] = []
-const write = process.stderr.write.bind(process.stderr)
+// the server's log, where the grant says what it refused and why
+const { log, messages: logged } = memoryLog()
 let config: { clients: Array<Record<string, unknown>>; jwtBearer: { issuers: Array<Record<string, unknown>> } }
 
 beforeAll(async () => {
@@ -56,15 +58,10 @@ beforeAll(async () => {
     allowPrivateAddresses: true,
     subjects: { 'system:serviceaccount:jobs:nightly': { client: 'nightly-job' } },
   })
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    logged.push(String(chunk))
-    return write(chunk, ...rest)
-  }) as typeof process.stderr.write
-  stack = await startProtectedStack({ as: config as never })
+  stack = await startProtectedStack({ as: { ...config, observer: new Observer({ log }) } as never })
   await stack.as.accounts.setUser('reports', 'reports password 1')
 })
 afterAll(async () => {
-  process.stderr.write = write
   await stack?.stop()
   platform?.close()
 })

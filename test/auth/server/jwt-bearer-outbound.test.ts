@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { JWT_BEARER_GRANT } from '../../../src/auth/server/provider/jwt-bearer-grant.js'
 import { createAuthorizationServer } from '../../../src/auth/server/create-authorization-server.js'
 import { defaults } from '../../../src/config/defaults.js'
+import { Observer } from '../../../src/observe/observer.js'
+import { memoryLog } from '../../helpers/memory-log.js'
 import { startProtectedStack, type ProtectedStack } from '../../helpers/protected-stack.js'
 
 const JWKS_LIMIT = 400 * 1024 * 1024
@@ -30,8 +32,8 @@ let redirectingOrigin: string
 let rotating: Server
 let rotatingOrigin: string
 let rotatingHits = 0
-const logged: string[] = []
-const write = process.stderr.write.bind(process.stderr)
+// the server's log, where the grant says what it refused and why
+const { log, messages: logged } = memoryLog()
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -72,14 +74,10 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }))
   })
   rotatingOrigin = await listen(rotating)
-  // the grant logs to stderr; keep what it says for the assertions below
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
-    logged.push(String(chunk))
-    return write(chunk, ...rest)
-  }) as typeof process.stderr.write
   const subjects = { job: { client: 'job' } }
   stack = await startProtectedStack({
     as: {
+      observer: new Observer({ log }),
       clients: [{ client_id: 'job', token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT], response_types: [], redirect_uris: [], scope: 'mcp' }],
       jwtBearer: {
         issuers: [
@@ -92,7 +90,6 @@ beforeAll(async () => {
   })
 })
 afterAll(async () => {
-  process.stderr.write = write
   await stack?.stop()
   for (const server of [endless, target, redirecting, rotating]) server?.close()
 })

@@ -104,5 +104,6 @@ function failed(ctx: Context, deps: InteractionDeps, error: unknown): void {
       : 'The sign-in could not be completed. Start again from the application.'
   const status = (error as { status?: number }).status ?? (error instanceof InteractionMismatch ? 400 : 500)
   page(ctx, deps, status >= 400 && status < 600 ? status : 500, 'error', 'Sign-in failed', { error: (error as { error?: string }).error ?? 'interaction_failed', description })
-  if (status >= 500) ctx.app.emit('error', error, ctx)
+  // to the app's error listener: a client's mistake (a stale page, a session gone) one line, our bug a stack
+  ctx.app.emit('error', error instanceof InteractionMismatch ? Object.assign(error, { expose: true, status: 400 }) : error, ctx)
 }

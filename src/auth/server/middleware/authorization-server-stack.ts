@@ -27,6 +27,7 @@ import { oauthErrors } from './oauth-errors.js'
 import type { Limiter } from './rate-limiter.js'
 import { registrationCors } from './registration-cors.js'
 import { registrationLimits } from './registration-limits.js'
+import { routeTemplate } from './route-template.js'
 import { retryAfterOn503 } from './retry-after-on-503.js'
 import { tokenSpan } from './token-span.js'
 import { upstreamGuard } from './upstream-guard.js'
@@ -78,6 +79,7 @@ export function authorizationServerStack(deps: AuthorizationServerStackDeps): Mi
   const routes = defaults.authServer.routes
   const limits = options.rateLimits
   return [
+    routeTemplate({ mountPath }), // the route template and the caller, for the access line (never the raw path)
     // outermost: every 503 below it (oidc-provider's own, with its storage away, and ours) says when to come back
     retryAfterOn503(),
     // the one answer to an OAuthError thrown by anything below (storage away: 503); oidc-provider answers its own

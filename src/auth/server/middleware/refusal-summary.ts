@@ -4,6 +4,8 @@
  */
 export class LogLine extends Error {
   override name = 'LogLine'
+  /** The level the log writes it at (observe/log-error.ts): a warning, not a fault. */
+  readonly logLevel = 'warn'
 
   constructor(message: string) {
     super(message)

@@ -1,3 +1,4 @@
+import type { Log } from '../../../observe/log.js'
 import Provider from 'oidc-provider'
 import { defaults } from '../../../config/defaults.js'
 import type { AuthStorage } from '../../../storage/types.js'
@@ -36,6 +37,8 @@ export interface CreateProviderDeps {
   upstreamLoginNeeded?: (accountId: string) => Promise<boolean>
   /** Whether an administrator blocked the client (an in-memory lookup: BlockedClients). */
   isBlocked?: (clientId: string) => boolean
+  /** The server's log (the JWT bearer grant's refusals, a trusted issuer out of reach). */
+  log?: Log
 }
 
 /** oidc-provider with our patches, and what the rest of the server takes from it. */
@@ -132,6 +135,7 @@ export function createProvider(deps: CreateProviderDeps): CreatedProvider {
           audiences: [issuer, `${issuer}${defaults.authServer.routes.token}`],
           accounts: deps.accounts,
           scopes,
+          ...(deps.log !== undefined ? { log: deps.log } : {}),
           accessTokenAlg: options.accessTokenAlg,
           defaultResource: options.resources[0]!.uri,
         })

@@ -11,6 +11,7 @@ import { resourceServerInfo } from './resource-server-info.js'
 import type { ScopePolicy } from './scope-policy.js'
 import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js'
 import { oidcOf } from './oidc-context.js'
+import { createLog, type Log } from '../../../observe/log.js'
 
 /** RFC 7523 §2.1. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
@@ -28,8 +29,8 @@ export interface JwtBearerGrantDeps {
   accessTokenAlg: string
   /** The resource of a request that names none. */
   defaultResource: string
-  /** Where an unavailable trusted issuer is reported (one line each); default: stderr. */
-  log?: (line: string) => void
+  /** The server's log: each refusal one line at info, an unavailable trusted issuer one at warn (default: stderr). */
+  log?: Log
 }
 
 /** The registered grant: `close()` stops the background discovery of unavailable issuers. */
@@ -58,8 +59,10 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
   const algorithms = [...defaults.resourceServer.dpop.algorithms]
   const { provider } = deps
 
-  const log = deps.log ?? ((line: string) => process.stderr.write(`${line}\n`))
-  const trusted = trustedIssuers(deps.options, log)
+  // none given (a library caller without an observer): JSON lines on stderr, as the server writes them
+  const log = deps.log ?? createLog()
+  // an issuer out of reach needs a look: warn
+  const trusted = trustedIssuers(deps.options, (line) => log.warn(line))
 
   // Every refusal is one line in the server's log, saying which check failed (the description the
   // client gets, plus what the server alone should know); never the assertion, never a stack.
@@ -70,9 +73,9 @@ export function registerJwtBearerGrant(deps: JwtBearerGrantDeps): JwtBearerGrant
     } catch (error) {
       if (error instanceof errors.OIDCProviderError) {
         const detail = details.get(error)
-        log(
-          `mcp-auth: JWT bearer assertion refused for client ${oidcOf(ctx)?.client?.clientId ?? '(unknown)'}${seen.issuer === undefined ? '' : ` from issuer ${seen.issuer}`}: ${error.error}: ${error.error_description ?? error.message}${detail === undefined ? '' : ` (${detail})`}`,
-        )
+        const line = `JWT bearer assertion refused for client ${oidcOf(ctx)?.client?.clientId ?? '(unknown)'}${seen.issuer === undefined ? '' : ` from issuer ${seen.issuer}`}: ${error.error}: ${error.error_description ?? error.message}${detail === undefined ? '' : ` (${detail})`}`
+        // the client's doing: one line at info in the server's log
+        log.info(line)
       }
       throw error
     }

@@ -7,6 +7,7 @@ import { acceptRequirement, header, requireAccept, requireJsonContentType } from
 import { HttpError } from '../../../net/http-error.js'
 import { requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
+import { noteMcpCall } from '../../../observe/note-mcp-call.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
 import { SseWriter } from '../../http/sse-writer.js'
@@ -111,6 +112,7 @@ export class LegacySseHandler {
       entry.lastSeen = Date.now()
       const transport = entry.transport
       const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
+      noteMcpCall(req, body)
       const extra = requestExtra(req)
       res.writeHead(202, { 'Content-Type': 'text/plain' }).end('Accepted')
       transport.deliver(body, extra)

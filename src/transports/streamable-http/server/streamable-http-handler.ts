@@ -9,6 +9,7 @@ import { HttpError } from '../../../net/http-error.js'
 import { classifyBody, refuseBatchUnlessAllowed, requestExtra } from '../../http/json-rpc-body.js'
 import { OriginPolicy } from '../../http/origin-policy.js'
 import { endSoon } from '../../http/end-soon.js'
+import { noteMcpCall } from '../../../observe/note-mcp-call.js'
 import { readJsonBody } from '../../../net/read-json-body.js'
 import { sendHttpError } from '../../../net/send-http-error.js'
 import { sessionOwner } from '../../http/session-owner.js'
@@ -130,6 +131,7 @@ export class StreamableHttpHandler {
     requireAccept(req.headers, ACCEPT_POST)
     requireJsonContentType(req.headers)
     const body = parsedBody === undefined ? await readJsonBody(req, this.#options.maxBodyBytes) : parsedBody
+    noteMcpCall(req, body)
     // one endpoint, two eras: 2026-07-28 requests carry everything they need; the rest negotiated at initialize
     if (isSessionlessRequest(req.headers, body)) return this.#sessionless.handle(req, res, body)
     const versionHeader = readProtocolVersionHeader(req.headers)
