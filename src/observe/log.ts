@@ -1,3 +1,4 @@
+import { chmodSync, existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pino, type DestinationStream, type Logger } from 'pino'
 import { defaults } from '../config/defaults.js'
@@ -48,6 +49,8 @@ export function createLog(options: LogOptions = {}): Log {
   const destination = options.destination ?? 'stderr'
   const toFile = destination !== 'stderr'
   const pretty = options.format === 'pretty' || (options.format !== 'json' && !toFile && process.stderr.isTTY === true)
+  // a file that exists keeps its old mode otherwise: the log names clients and subjects, so it is the owner's alone
+  if (toFile && existsSync(destination)) chmodSync(destination, 0o600)
   const stream: DestinationStream = toFile ? pino.destination({ dest: destination, sync: false, mkdir: true, mode: 0o600 } as never) : pino.destination({ fd: 2, sync: true })
   const settings = {
     level,

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat } from 'node:fs/promises'
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -150,6 +150,16 @@ describe('createLog', () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines).toHaveLength(1)
     expect(lines[0]).toMatchObject({ level: 'warn', route: '/token', msg: 'written' })
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+  })
+
+  it("makes a log file that already exists the owner's alone (0600)", async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'mcp-auth-log-')), 'server.log')
+    await writeFile(file, '', { mode: 0o644 })
+    await chmod(file, 0o644)
+    const log = createLog({ level: 'info', destination: file })
+    log.info('hello')
+    log.flush()
     expect((await stat(file)).mode & 0o777).toBe(0o600)
   })
 
