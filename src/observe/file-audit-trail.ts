@@ -9,6 +9,8 @@ import type { AuditPage, AuditPageQuery, PagedAuditTrail } from './audit-page.js
 import { auditQueryLimit, auditQueryMatch } from './audit-query-match.js'
 import { type Log, silentLog } from './log.js'
 
+/** How far a file's modification time may lag the last event written to it (file systems with 1–2 s timestamps). */
+const MTIME_GRANULARITY_MS = 2_000
 const settings = defaults.observe.audit
 
 /** Options of {@link FileAuditTrail}; each defaults to `defaults.observe.audit`. */
@@ -129,8 +131,9 @@ export class FileAuditTrail implements PagedAuditTrail {
           if (info.ino !== cursor?.ino) continue
           started = true
         }
-        // every event of a file is older than its last write
-        if (query.since !== undefined && info.mtimeMs < query.since) return { items }
+        // every event of a file is older than its last write; the file system's clock may round
+        // the write's time down (to the ms, to whole seconds on some), so allow for that
+        if (query.since !== undefined && info.mtimeMs < query.since - MTIME_GRANULARITY_MS) return { items }
         const end = cursor !== undefined && info.ino === cursor.ino ? Math.min(cursor.offset, info.size) : info.size
         for await (const { line, start } of auditFileLinesBackwards(handle, end, settings.readChunkBytes)) {
           // at least one line per page, so the cursor always moves on

@@ -123,8 +123,9 @@ describe('mcp-auth audit --redis', () => {
   it("reads the deployment's stream, every node's events", async () => {
     const nodes = await Promise.all([1, 2].map(() => RedisConnection.connect({ url: redis.url, prefix: 'audit-cli:' })))
     try {
-      new RedisAuditTrail(nodes[0]!).append(stored({ type: 'sign-in.failed', result: 'failure', username: 'alice', node: 'node-a' }))
-      await new RedisAuditTrail(nodes[0]!).flushed()
+      const first = new RedisAuditTrail(nodes[0]!)
+      first.append(stored({ type: 'sign-in.failed', result: 'failure', username: 'alice', node: 'node-a' }))
+      await first.flushed()
       const second = new RedisAuditTrail(nodes[1]!)
       second.append(stored({ type: 'token.issued', subject: 'sub-a', node: 'node-b' }))
       await second.flushed()

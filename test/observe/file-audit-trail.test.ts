@@ -33,6 +33,18 @@ describe('FileAuditTrail', () => {
     await trail.close()
   })
 
+  it('finds the newest events with since = their own time, on a file system that rounds its write times down', async () => {
+    const trail = new FileAuditTrail({ dataDir: dir })
+    const at = new Date()
+    trail.append(stored({ at: at.toISOString(), username: 'last' }))
+    await trail.flushed()
+    // a file system with whole-second timestamps: the write's time is before the event's
+    const second = new Date(Math.floor(at.getTime() / 1000) * 1000 - 1)
+    await utimes(join(dir, 'audit.jsonl'), second, second)
+    expect((await trail.query({ since: at.getTime() })).map((event) => event.username)).toEqual(['last'])
+    await trail.close()
+  })
+
   it('tightens a file someone left readable by others to 0600', async () => {
     await writeFile(join(dir, 'audit.jsonl'), '', { mode: 0o644 })
     const trail = new FileAuditTrail({ dataDir: dir })

@@ -39,11 +39,11 @@ beforeAll(() => {
 }, 90_000)
 
 describe('scripts/call-path.mjs', () => {
-  it('records the two authenticated tools/calls and the two token requests, each from the app/ handler', () => {
+  it('records the two authenticated tools/calls and the two token requests, each from the observer wrapper into the app/ handler', () => {
     expect(walks.map((walk) => walk.path)).toEqual(['tools-call', 'tools-call-2026-07-28', 'token-code', 'token-refresh'])
     for (const walk of walks) {
       expect(walk.entries).toBeGreaterThan(0)
-      expect(walk.walk[0]?.folder).toBe('app')
+      expect(walk.walk.slice(0, 2).map((step) => step.folder)).toEqual(['observe', 'app'])
     }
   })
 
