@@ -51,7 +51,14 @@ export function createLog(options: LogOptions = {}): Log {
   const pretty = options.format === 'pretty' || (options.format !== 'json' && !toFile && process.stderr.isTTY === true)
   // a file that exists keeps its old mode otherwise: the log names clients and subjects, so it is the owner's alone
   if (toFile && existsSync(destination)) chmodSync(destination, 0o600)
-  const stream: DestinationStream = toFile ? pino.destination({ dest: destination, sync: false, mkdir: true, mode: 0o600 } as never) : pino.destination({ fd: 2, sync: true })
+  // JSON lines are written in batches (one system call per few KiB, not per line: an access line
+  // cost ~9 µs a request written alone), flushed every logFlushMs and at exit; readable lines for a
+  // person at a terminal are written at once
+  const batch = pretty ? 0 : defaults.observe.logBufferBytes
+  const stream = toFile
+    ? pino.destination({ dest: destination, sync: false, mkdir: true, mode: 0o600, minLength: batch } as never)
+    : pino.destination(pretty ? { fd: 2, sync: true } : { fd: 2, sync: false, minLength: batch })
+  if (batch > 0) flushEvery(stream, defaults.observe.logFlushMs)
   const settings = {
     level,
     base: { ...(options.base ?? {}) },
@@ -61,6 +68,18 @@ export function createLog(options: LogOptions = {}): Log {
   }
   if (!pretty) return pino(settings, stream)
   return pino(settings, prettyStream(stream))
+}
+
+/** Writes what `stream` holds every `ms` (a quiet spell never leaves lines unwritten for long); never keeps the process alive. */
+function flushEvery(stream: DestinationStream & { flush?: () => void }, ms: number): void {
+  const timer = setInterval(() => {
+    try {
+      stream.flush?.()
+    } catch {
+      // not open yet, or closed: the next turn (or the exit's flush) writes it
+    }
+  }, ms)
+  timer.unref()
 }
 
 /** A log that writes nothing (the library's callers that pass none and tests that read none). */

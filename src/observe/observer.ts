@@ -127,17 +127,26 @@ export class Observer {
     const trustProxy = this.#trustProxy
     const self = this
     return function observedRequest(req: IncomingMessage, res: ServerResponse): void {
-      const record: RequestRecord = { id: requestId(req, trustProxy), method: req.method ?? 'GET', startedAt: process.hrtime.bigint(), slots: new Map() }
+      // every field from the start: one shape for every record (a field added later would change it)
+      const record: RequestRecord = {
+        id: requestId(req, trustProxy),
+        method: req.method ?? 'GET',
+        startedAt: process.hrtime.bigint(),
+        route: undefined,
+        clientId: undefined,
+        subject: undefined,
+        mcpMethod: undefined,
+        mcpTarget: undefined,
+      }
       attachRequestRecord(req, record)
       res.setHeader('x-request-id', record.id)
       if (observers.length > 0) {
         for (const observer of observers) observer.start?.(record, req)
-        let done = false
         const socket = req.socket
         const before = socket.bytesWritten
-        const end = (): void => {
-          if (done) return
-          done = true
+        // 'close' comes once, after the answer was sent or when the connection closed first
+        // (node:http ServerResponse): one listener where 'finish' and 'close' would be two
+        res.once('close', (): void => {
           const finished: FinishedRequest = {
             record,
             req,
@@ -147,9 +156,7 @@ export class Observer {
             aborted: !res.writableFinished,
           }
           for (const observer of observers) observer.finish(finished)
-        }
-        res.once('finish', end)
-        res.once('close', end)
+        })
       }
       const scope = self.#requestScope
       if (scope === undefined) listener(req, res)

@@ -19,8 +19,6 @@ export interface RequestRecord {
   mcpMethod?: string
   /** The tool, resource or prompt name of a tools/call, resources/read or prompts/get. */
   mcpTarget?: string
-  /** Observers' own per-request state (a span), by observer. */
-  readonly slots: Map<symbol, unknown>
 }
 
 /** A request's record once its answer ended. */

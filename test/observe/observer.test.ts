@@ -58,7 +58,7 @@ describe('Observer.observeRequests', () => {
     const response = await fetch(`${untrusted.url}/things/42?code=secret`)
     expect(await response.text()).toBe('hello')
     const id = response.headers.get('x-request-id')
-    expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(id).toMatch(/^[A-Za-z0-9_-]{12}-[0-9a-z]+$/)
     await expect.poll(() => finished.length).toBe(1)
     const [done] = finished
     expect(done!.record.id).toBe(id)
@@ -82,7 +82,7 @@ describe('Observer.observeRequests', () => {
     const untrustedPeer = await fetch(`${untrusted.url}/x`, { headers: { 'x-request-id': 'lb-1234.abc' } })
     expect(untrustedPeer.headers.get('x-request-id')).not.toBe('lb-1234.abc')
     const spaced = await fetch(`${trusted.url}/x`, { headers: { 'x-request-id': 'two words' } })
-    expect(spaced.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(spaced.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9_-]{12}-[0-9a-z]+$/)
   })
 
   it('tells the observers of an answer cut short by the connection closing, once', async () => {
