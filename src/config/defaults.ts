@@ -861,9 +861,9 @@ export const defaults = {
     /** Environment variable naming the log level (trace, debug, info, warn, error, fatal, silent). */
     logLevelVariable: 'MCP_AUTH_LOG_LEVEL',
     /**
-     * JSON log lines are written in batches of up to this many bytes (one system call per batch:
-     * a line written alone cost ~9 µs of a ~25 µs MCP call), flushed at exit. 4 KiB: a few dozen
-     * lines; a process killed with SIGKILL loses at most this much.
+     * JSON log lines are written in batches of up to this many bytes (one system call per batch,
+     * not one per line: with an access line per request, a call each), flushed at exit. 4 KiB: a
+     * few dozen lines; a process killed with SIGKILL loses at most this much.
      */
     logBufferBytes: 4096,
     /** How often (ms) a batch not yet full is written anyway: a line never waits longer than this. */

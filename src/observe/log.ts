@@ -51,9 +51,9 @@ export function createLog(options: LogOptions = {}): Log {
   const pretty = options.format === 'pretty' || (options.format !== 'json' && !toFile && process.stderr.isTTY === true)
   // a file that exists keeps its old mode otherwise: the log names clients and subjects, so it is the owner's alone
   if (toFile && existsSync(destination)) chmodSync(destination, 0o600)
-  // JSON lines are written in batches (one system call per few KiB, not per line: an access line
-  // cost ~9 µs a request written alone), flushed every logFlushMs and at exit; readable lines for a
-  // person at a terminal are written at once
+  // JSON lines are written in batches (one system call per few KiB, not one per line: with an
+  // access line per request, one per request), flushed every logFlushMs and at exit; readable
+  // lines for a person at a terminal are written at once
   const batch = pretty ? 0 : defaults.observe.logBufferBytes
   const stream = toFile
     ? pino.destination({ dest: destination, sync: false, mkdir: true, mode: 0o600, minLength: batch } as never)
