@@ -3,7 +3,7 @@ import { accessLog } from '../observe/access-log.js'
 import { createLog, LOG_LEVELS, type LogLevel } from '../observe/log.js'
 import { Observer } from '../observe/observer.js'
 import { UsageError } from './command.js'
-import { requestAddressGroup } from './request-address-group.js'
+import { requestAddressGroup } from '../auth/resource/request-address-group.js'
 
 /** The options of a serving command that say how it logs. */
 export const logOptions = {
@@ -49,7 +49,12 @@ export function serverObserver(values: Record<string, string | boolean | undefin
   const observer = new Observer({ log, trustProxy: options.trustProxy })
   if (values['no-access-log'] !== true) {
     // a balancer asks for the health every few seconds: those lines at debug
-    observer.addRequestObserver(accessLog({ log, addressOf: requestAddressGroup(options.trustProxy), quietRoutes: [defaults.cli.healthPath] }))
+    observer.addRequestObserver(accessLog({ log, addressOf: (req) => knownGroup(requestAddressGroup(req, options.trustProxy)), quietRoutes: [defaults.cli.healthPath] }))
   }
   return observer
+}
+
+/** The access line leaves the address group out when the socket had no peer address left to read. */
+function knownGroup(group: string): string | undefined {
+  return group === 'unknown' ? undefined : group
 }

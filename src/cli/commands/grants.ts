@@ -4,21 +4,10 @@ import { ADMIN_OPTIONS, adminUsage, withAdminServer } from '../admin-server.js'
 import { CLIENT_USAGE } from '../client-auth.js'
 import { UsageError, type Command } from '../command.js'
 import { terminalSafe } from '../terminal-safe.js'
-import { grantView } from '../../auth/server/admin-api/grant-view.js'
-
-/** A grant as both modes print it: the admin API's view (grantView), from the API or from the local summary. */
-interface GrantLine {
-  grant_id: string
-  account_id: string
-  username?: string
-  client_id: string
-  client_name?: string
-  resources: Record<string, string>
-  created_at?: string
-}
+import { type GrantView, grantView } from '../../auth/server/admin-api/grant-view.js'
 
 /** `<grant id>  alice  <client id> (name)  <resource>: <scope>; …  <created>`, tab-separated. */
-function grantLine(grant: GrantLine): string {
+function grantLine(grant: GrantView): string {
   const scopes = Object.entries(grant.resources)
     .map(([resource, scope]) => `${resource}: ${scope}`)
     .join('; ')
@@ -92,7 +81,7 @@ function noGrant(grantId: string): number {
 
 /** The same verbs through the running server's admin API (GET /grants, DELETE /grants/{id}); the same lines out. */
 async function throughApi(api: AdminApiClient, action: 'list' | 'revoke', grantId: string | undefined, filter: { username?: string; clientId?: string }): Promise<number> {
-  const grants = () => api.list<GrantLine>('/grants', { username: filter.username, client_id: filter.clientId }, 'listing the grants')
+  const grants = () => api.list<GrantView>('/grants', { username: filter.username, client_id: filter.clientId }, 'listing the grants')
   if (action === 'list') {
     for await (const grant of grants()) process.stdout.write(grantLine(grant))
     return 0
