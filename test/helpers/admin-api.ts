@@ -1,8 +1,6 @@
 import * as oidc from 'openid-client'
-import { formLogin, type CookieJar } from './form-login.js'
+import { formLogin, registerPublicClient, type CookieJar } from './form-login.js'
 import { pkcePair } from './pkce-pair.js'
-
-const insecure = { execute: [oidc.allowInsecureRequests] }
 
 /** The admin API of a server whose issuer is `issuer` (no trailing slash). */
 export const adminApiUrl = (issuer: string): string => `${issuer.replace(/\/$/, '')}/admin/api`
@@ -18,7 +16,7 @@ export async function adminToken(
   options: { scope?: string; resource?: string; jar?: CookieJar; maxAge?: number } = {},
 ): Promise<{ access_token: string; refresh_token?: string; scope?: string; config: oidc.Configuration }> {
   const redirectUri = 'http://127.0.0.1:9/callback'
-  const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+  const config = await registerPublicClient(issuer, redirectUri)
   const { verifier, challenge } = await pkcePair()
   const resource = options.resource ?? adminApiUrl(issuer)
   const url = oidc.buildAuthorizationUrl(config, {

@@ -117,8 +117,7 @@ export async function authorizeWithForm(
   redirectUri: string,
   scope = 'mcp',
 ): Promise<{ config: oidc.Configuration; callback: URL; verifier: string }> {
-  const insecure = { execute: [oidc.allowInsecureRequests] }
-  const config = await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, oidc.None(), insecure)
+  const config = await registerPublicClient(issuer, redirectUri)
   const { verifier, challenge } = await pkcePair()
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri,
@@ -128,4 +127,22 @@ export async function authorizeWithForm(
   })
   const { callback } = await formLogin(url, { ...user, redirectUri })
   return { config, callback, verifier }
+}
+
+/**
+ * A public client (PKCE, no secret) registered at `issuer` by discovery and dynamic registration.
+ * When the server answers with an unexpected status, the error says which status and body (a
+ * proxy's 503, a limit's 429), not only openid-client's "unexpected HTTP response status code".
+ */
+export async function registerPublicClient(issuer: string, redirectUri: string): Promise<oidc.Configuration> {
+  try {
+    return await oidc.dynamicClientRegistration(new URL(issuer), { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+    })
+  } catch (error) {
+    const response = (error as { cause?: { cause?: unknown } }).cause?.cause ?? (error as { cause?: unknown }).cause
+    if (!(response instanceof Response)) throw error
+    const body = await response.text().catch(() => '')
+    throw new Error(`registering a client at ${issuer}: ${response.url} answered ${response.status} ${body.slice(0, 300)}`, { cause: error })
+  }
 }

@@ -45,6 +45,10 @@ defaults
     timeout client 60s
     timeout server 60s
     timeout tunnel 1h
+    # a check may wait for an answer longer than 'inter' (its default): on a loaded machine a
+    # test's event loop may stall a second, and two such stalls must not take every node out
+    # (a closed or draining node still fails its check at once)
+    timeout check 3s
     retries 2
     option redispatch
 
