@@ -48,10 +48,17 @@ export function requireWrk(name) {
   }
 }
 
+/**
+ * Node options for every server a benchmark starts, from BENCH_SERVER_NODE_ARGS (space-separated),
+ * to profile one: BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir /tmp/profiles' (the fixtures
+ * exit cleanly on SIGTERM, so the profile is written). NODE_OPTIONS refuses --cpu-prof.
+ */
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
+
 /** Spawns `node args…` on core 1 and resolves with the child, the URL it prints as "listening on <url>" and what it printed up to there. */
 export function startServer(args, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(...pinned('1', process.execPath, args), { stdio: ['ignore', 'pipe', 'inherit'] }))
+    const child = track(spawn(...pinned('1', process.execPath, [...SERVER_NODE_ARGS, ...args]), { stdio: ['ignore', 'pipe', 'inherit'] }))
     const fail = (error) => {
       clearTimeout(timer)
       child.kill('SIGKILL')

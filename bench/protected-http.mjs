@@ -129,8 +129,19 @@ const observeServers = OBSERVE_MODES.map((mode) => ({
   protected: true,
   needs: DIST,
 }))
+// and what node:http itself charges for an id header and an end listener, in the same run: the floor
+const floorServers = [
+  { key: 'floor-bare', label: 'bare node:http ceiling (token ignored)', script: here('./fixtures/http-ceiling.mjs'), protected: false },
+  {
+    key: 'floor-observed',
+    label: 'bare node:http ceiling + an X-Request-Id header and a close listener',
+    script: here('./fixtures/http-ceiling.mjs'),
+    args: ['--observed'],
+    protected: false,
+  },
+]
 const only = values.only?.split(',').map((key) => key.trim())
-const candidates = values.observe ? observeServers : withBaseline
+const candidates = values.observe ? [...observeServers, ...floorServers] : withBaseline
 const servers = only ? candidates.filter((server) => only.includes(server.key)) : candidates
 // A partial run must not replace the full table in docs/performance.md.
 const write = !values['no-write'] && !only
@@ -261,6 +272,13 @@ function observeRows() {
     })
     return `| ${mode} | ${cells.join(' | ')} |`
   })
+  const floorCells = MODES.map((m) => {
+    const a = cpu('floor-observed', m.key)
+    const b = cpu('floor-bare', m.key)
+    return a === undefined || b === undefined ? 'n/a' : `${a - b >= 0 ? '+' : ''}${(a - b).toFixed(1)} µs`
+  })
+  cost.push(`| node:http alone: an X-Request-Id header and a close listener (floor-observed − floor-bare) | ${floorCells.join(' | ')} |`)
+  rows.push(row('node:http alone: id header + close listener / bare', 'floor-observed', 'floor-bare', (value) => `${(value * 100).toFixed(1)}%`))
   return [
     `| req/s against everything off | ${MODES.map((mode) => mode.label).join(' | ')} |`,
     `| --- |${' ---: |'.repeat(MODES.length)}`,
@@ -287,7 +305,11 @@ check runs on every request); the audit trail is the JSON-lines file; traces go 
 started fresh each round, the order rotated; medians. The goals (issue 33): all on, access lines off,
 at least 95% of everything off; with access lines as well, at least 90%. Server CPU per request is
 the server process's user + system time per answered request; a part's cost is its median minus
-that of everything off (noise of about ±1 µs on these VMs).
+that of everything off (noise of about ±1 µs on these VMs). The two bare node:http servers
+(\`bench/fixtures/http-ceiling.mjs\`, with and without \`--observed\`) measure, in the same run
+and with no code of ours, what node:http itself charges to return an \`X-Request-Id\` header and
+listen for each answer's end, as the observer does: the floor under any request id, which the
+product returns on every answer whatever else is turned off (the mode "record").
 ${pin ? 'Server pinned to core 1, wrk to core 0 (taskset).' : 'No taskset: not pinned.'}
 ${machineLine()}; build ${commitOf(here('..'))}.${warnings.length ? `\n\n${warnings.join('\n\n')}` : ''}
 

@@ -35,6 +35,7 @@ export function accessLog(options: AccessLogOptions): RequestObserver {
   const writer = new AccessLineWriter(log)
   const quiet = new Set(options.quietRoutes ?? [])
   return {
+    needsBytes: true,
     finish(finished: FinishedRequest): void {
       const route = finished.record.route ?? 'unmatched'
       const level = quiet.has(route) ? 'debug' : 'info'

@@ -13,6 +13,14 @@ import { type Log, silentLog } from './log.js'
 const MTIME_GRANULARITY_MS = 2_000
 const settings = defaults.observe.audit
 
+/** The file being appended to: its inode (to see a rotation by another process), size, and when that was last checked. */
+interface LiveFile {
+  handle: FileHandle
+  ino: number
+  size: number
+  checkedAt: number
+}
+
 /** Options of {@link FileAuditTrail}; each defaults to `defaults.observe.audit`. */
 export interface FileAuditTrailOptions {
   /** The data directory (the trail is `audit.jsonl` in it). */
@@ -54,7 +62,7 @@ export class FileAuditTrail implements PagedAuditTrail {
   readonly #maxScanBytes: number
   #queue: string[] = []
   #writing: Promise<void> | undefined
-  #file: { handle: FileHandle; ino: number; size: number } | undefined
+  #file: LiveFile | undefined
   #sweeper: NodeJS.Timeout | undefined
   #lost = 0
   #failing = false
@@ -88,8 +96,8 @@ export class FileAuditTrail implements PagedAuditTrail {
       return
     }
     this.#queue.push(line)
-    // one batch per turn of the event loop: the events of many requests in one write
-    this.#writing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#writeQueued())
+    // one batch per batchMs: the events of many requests in one write
+    this.#writing ??= new Promise<void>((resolve) => setTimeout(resolve, settings.batchMs)).then(() => this.#writeQueued())
   }
 
   async flushed(): Promise<void> {
@@ -260,10 +268,14 @@ export class FileAuditTrail implements PagedAuditTrail {
   }
 
   /** The live file, opened for appending (0600); reopened when another process rotated or removed it. */
-  async #open(): Promise<{ handle: FileHandle; ino: number; size: number }> {
+  async #open(): Promise<LiveFile> {
     if (this.#file !== undefined) {
+      if (Date.now() - this.#file.checkedAt < settings.reopenCheckMs) return this.#file
       const now = await stat(this.path).catch(() => undefined)
-      if (now?.ino === this.#file.ino) return this.#file
+      if (now?.ino === this.#file.ino) {
+        this.#file.checkedAt = Date.now()
+        return this.#file
+      }
       await this.#file.handle.close().catch(() => undefined)
       this.#file = undefined
     }
@@ -272,7 +284,7 @@ export class FileAuditTrail implements PagedAuditTrail {
       const info = await handle.stat()
       // a file someone else created, or loosened: the trail names who did what, for the owner only
       if ((info.mode & 0o077) !== 0) await handle.chmod(0o600)
-      this.#file = { handle, ino: info.ino, size: info.size }
+      this.#file = { handle, ino: info.ino, size: info.size, checkedAt: Date.now() }
     } catch (error) {
       await handle.close().catch(() => undefined)
       throw error

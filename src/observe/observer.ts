@@ -11,6 +11,11 @@ import { attachRequestRecord, type FinishedRequest, type RequestRecord } from '.
  * Both run on the request path: they stay cheap (a counter, a line) and never throw.
  */
 export interface RequestObserver {
+  /**
+   * Reads {@link FinishedRequest.bytes} (the access line): only then are the socket's counters read
+   * at the start and the end of each request (two getters that copy its write buffer).
+   */
+  readonly needsBytes?: boolean
   start?(record: RequestRecord, req: IncomingMessage): void
   finish(finished: FinishedRequest): void
 }
@@ -46,6 +51,8 @@ export class Observer {
   #trail: AuditTrail | undefined
   readonly #trustProxy: boolean
   readonly #requestObservers: RequestObserver[] = []
+  /** Whether a request observer reads the bytes sent (shared with the wrapped listeners: observers may come later). */
+  readonly #counting = { bytes: false }
   readonly #auditObservers: Array<(event: StoredAuditEvent) => void> = []
   #requestScope: RequestScope | undefined
   #sequence = 0
@@ -76,6 +83,7 @@ export class Observer {
   /** Adds a request observer (access lines, metrics, spans): it sees requests that arrive from now on. */
   addRequestObserver(observer: RequestObserver): void {
     this.#requestObservers.push(observer)
+    if (observer.needsBytes === true) this.#counting.bytes = true
   }
 
   /**
@@ -124,6 +132,7 @@ export class Observer {
    */
   observeRequests(listener: RequestListener): RequestListener {
     const observers = this.#requestObservers
+    const counting = this.#counting
     const trustProxy = this.#trustProxy
     const self = this
     return function observedRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -142,17 +151,18 @@ export class Observer {
       res.setHeader('x-request-id', record.id)
       if (observers.length > 0) {
         for (const observer of observers) observer.start?.(record, req)
-        const socket = req.socket
-        const before = socket.bytesWritten
+        const socket = counting.bytes ? req.socket : undefined
+        const before = socket?.bytesWritten ?? 0
         // 'close' comes once, after the answer was sent or when the connection closed first
-        // (node:http ServerResponse): one listener where 'finish' and 'close' would be two
-        res.once('close', (): void => {
+        // (node:http ServerResponse): one listener where 'finish' and 'close' would be two, and
+        // `on`, not `once` (which wraps the listener in a bound function per request)
+        res.on('close', (): void => {
           const finished: FinishedRequest = {
             record,
             req,
             status: res.headersSent ? res.statusCode : 0,
             durationMs: Number(process.hrtime.bigint() - record.startedAt) / 1e6,
-            bytes: bytesWritten(res, socket.bytesWritten - before),
+            bytes: socket === undefined ? 0 : bytesWritten(res, socket.bytesWritten - before),
             aborted: !res.writableFinished,
           }
           for (const observer of observers) observer.finish(finished)

@@ -28,7 +28,7 @@ export interface FinishedRequest {
   /** The status sent (0 when the connection closed before any was). */
   readonly status: number
   readonly durationMs: number
-  /** Body bytes written. */
+  /** Body bytes written; measured only when a request observer asked (`needsBytes`), else 0. */
   readonly bytes: number
   /** The connection closed before the answer was complete. */
   readonly aborted: boolean

@@ -35,6 +35,7 @@ describe('Observer.observeRequests', () => {
   const untrusting = new Observer()
   for (const observer of [trusting, untrusting]) {
     observer.addRequestObserver({
+      needsBytes: true,
       start: (record, req: IncomingMessage) => {
         started.push(record.id)
         expect(requestRecord(req)).toBe(record)
