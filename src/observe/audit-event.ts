@@ -43,6 +43,21 @@ export const AUDIT_EVENT_TYPES = [
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number]
 
+/**
+ * The grant types an event (`details.grant_type`) and a metric's label name as they are: the ones
+ * oidc-provider and our JWT bearer grant serve, and those an extension may add. Any other is
+ * recorded as `other`: outside input never becomes an unbounded value.
+ */
+export const AUDIT_GRANT_TYPES: ReadonlySet<string> = new Set([
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+  'urn:ietf:params:oauth:grant-type:device_code',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:openid:params:grant-type:ciba',
+])
+
 /** How an actor reached us: the surface an administration action came through. */
 export type AuditChannel = 'http' | 'admin-api' | 'console' | 'cli-local' | 'cli-redis' | 'gateway' | 'mcp'
 

@@ -1,18 +1,8 @@
 import { defaults } from '../config/defaults.js'
-import type { StoredAuditEvent } from './audit-event.js'
+import { AUDIT_GRANT_TYPES, type StoredAuditEvent } from './audit-event.js'
 import { BoundedLabel } from './bounded-label.js'
 import type { Metrics } from './metrics.js'
 
-/** Grant types a label names as they are (the ones oidc-provider and our jwt-bearer grant serve); others are `other`. */
-const GRANT_TYPES: ReadonlySet<string> = new Set([
-  'authorization_code',
-  'refresh_token',
-  'client_credentials',
-  'urn:ietf:params:oauth:grant-type:jwt-bearer',
-  'urn:ietf:params:oauth:grant-type:device_code',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-  'urn:openid:params:grant-type:ciba',
-])
 /** Sign-in factors a label names as they are. */
 const FACTORS: ReadonlySet<string> = new Set(['password', 'upstream', 'passkey', 'totp'])
 
@@ -38,7 +28,7 @@ export function auditMetrics(metrics: Metrics): (event: StoredAuditEvent) => voi
     switch (event.type) {
       case 'token.issued':
       case 'token.refused':
-        tokens.inc({ grant_type: label(event.details?.['grant_type'], GRANT_TYPES), result: event.result })
+        tokens.inc({ grant_type: label(event.details?.['grant_type'], AUDIT_GRANT_TYPES), result: event.result })
         return
       case 'sign-in.succeeded':
       case 'sign-in.failed':

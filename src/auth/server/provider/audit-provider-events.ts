@@ -1,7 +1,7 @@
 import type { Context } from 'koa'
 import type { KoaContextWithOIDC } from 'oidc-provider'
 import type Provider from 'oidc-provider'
-import type { AuditEvent } from '../../../observe/audit-event.js'
+import { AUDIT_GRANT_TYPES, type AuditEvent } from '../../../observe/audit-event.js'
 import type { Observer } from '../../../observe/observer.js'
 import { requestRecord } from '../../../observe/request-record.js'
 import { clientAddress } from '../middleware/client-address.js'
@@ -22,16 +22,6 @@ interface ProviderError {
 function whyRefused(error: ProviderError): string | undefined {
   return error.error_detail ?? error.error_description
 }
-
-/** The grant types an event names as they are; any other is `other` (a bounded set for the metrics). */
-const KNOWN_GRANT_TYPES: ReadonlySet<string> = new Set([
-  'authorization_code',
-  'refresh_token',
-  'client_credentials',
-  'urn:ietf:params:oauth:grant-type:jwt-bearer',
-  'urn:ietf:params:oauth:grant-type:device_code',
-  'urn:ietf:params:oauth:grant-type:token-exchange',
-])
 
 /** oidc-provider's error events at endpoints where a replayed proof or client assertion is refused. */
 const ERROR_EVENTS = ['grant.error', 'introspection.error', 'revocation.error', 'userinfo.error', 'pushed_authorization_request.error'] as const
@@ -184,7 +174,7 @@ export function auditMetadataDocumentClient(observer: Observer): (ctx: KoaContex
 /** The grant type of a token request, known ones by name (outside input: never an unbounded value). */
 function grantType(ctx: KoaContextWithOIDC): string {
   const value = ctx.oidc?.params?.['grant_type']
-  return typeof value === 'string' && KNOWN_GRANT_TYPES.has(value) ? value : 'other'
+  return typeof value === 'string' && AUDIT_GRANT_TYPES.has(value) ? value : 'other'
 }
 
 /** The replay event a refusal is, by oidc-provider's (and our JWT bearer grant's) fixed descriptions. */
